@@ -1,0 +1,210 @@
+"""Shelfwise settings.
+
+Everything comes from the environment through the typed helpers in ``shelfwise.env``; with
+nothing set, the embedded defaults run the whole platform on one laptop: SQLite, console
+email, Celery tasks run eagerly, the in-memory channel layer, and bundled models.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from shelfwise.env import (
+    env_bool,
+    env_database,
+    env_email,
+    env_int,
+    env_list,
+    env_redis_url,
+    env_str,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("SHELFWISE_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env_bool("DEBUG", False)
+
+
+def _secret_key() -> str:
+    """SECRET_KEY from the environment, else one generated once and kept in the data folder."""
+    value = env_str("SECRET_KEY")
+    if value:
+        if len(value) < 32:
+            raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long.")
+        return value
+    key_file = DATA_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# The public URL of this deployment (used in emails, MCP resource metadata and Alexa cards).
+PUBLIC_URL = env_str("PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "allauth",
+    "allauth.account",
+    "channels",
+    "tenants",
+    "ledger",
+    "audit",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
+    "tenants.middleware.CurrentStoreMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "shelfwise.urls"
+WSGI_APPLICATION = "shelfwise.wsgi.application"
+ASGI_APPLICATION = "shelfwise.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "tenants.context_processors.current_store",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": env_database("DATABASE_URL", DATA_DIR / "shelfwise.sqlite3")}
+DATABASES["default"]["TEST"] = {"NAME": env_str("TEST_DATABASE_NAME") or None}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+IS_POSTGRES = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+
+REDIS_URL = env_redis_url("REDIS_URL")
+
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "shelfwise"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Celery: a broker only when one is configured; otherwise tasks run eagerly in-process.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or REDIS_URL
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or REDIS_URL
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+
+# django-allauth: email + password, no username.
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+ACCOUNT_USER_MODEL_USERNAME_FIELD = None
+ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "none")
+ACCOUNT_UNIQUE_EMAIL = True
+LOGIN_REDIRECT_URL = "/app/"
+ACCOUNT_SIGNUP_REDIRECT_URL = "/app/stores/new/"
+LOGIN_URL = "/accounts/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedStaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = True
+MEDIA_URL = "/media/"
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media"))).resolve()
+# Small deployments serve uploaded media (shelf photos) from Django; large ones put a CDN in front.
+SERVE_MEDIA = env_bool("SERVE_MEDIA", True)
+
+_email = env_email("EMAIL_URL", DATA_DIR / "mail")
+globals().update(_email)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Shelfwise <reports@shelfwise.local>")
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "tenants.authentication.StoreTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["tenants.permissions.HasStore"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "shelfwise.api_errors.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": None,
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Shelfwise API",
+    "DESCRIPTION": "A store's ledger: products, sales, reorder drafts and orders, scoped to the caller's store.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# Shelfwise behaviour switches.
+SALES_REPORT_EMAIL_ENABLED = env_bool("SALES_REPORT_EMAIL_ENABLED", True)
+DEMO_STORE_SLUG = env_str("DEMO_STORE_SLUG", "little-india")
+TOKEN_RATE_LIMIT_PER_MINUTE = env_int("TOKEN_RATE_LIMIT_PER_MINUTE", 120, minimum=1)
+
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "INFO"}},
+}

@@ -1,0 +1,101 @@
+"""Stores (the tenants), who belongs to them, and the credentials that act for them."""
+
+from __future__ import annotations
+
+import zoneinfo
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+from django.db import models
+
+
+def validate_timezone(value: str) -> None:
+    if value not in zoneinfo.available_timezones():
+        raise ValidationError(f"{value!r} is not a known time zone (for example America/Chicago).")
+
+
+class BusinessType(models.Model):
+    """A vendor's pack for one kind of store (grocery, hardware...): its actions and lexicon live in data."""
+
+    slug = models.SlugField(max_length=40, unique=True)
+    name = models.CharField(max_length=80)
+    description = models.TextField(blank=True)
+    position = models.PositiveSmallIntegerField(default=100)
+
+    class Meta:
+        ordering = ["position", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Store(models.Model):
+    slug = models.SlugField(max_length=50, unique=True)
+    name = models.CharField(max_length=120)
+    business_type = models.ForeignKey(BusinessType, on_delete=models.PROTECT, related_name="stores")
+    timezone = models.CharField(max_length=64, default="America/Chicago", validators=[validate_timezone])
+    currency = models.CharField(
+        max_length=3, default="USD", validators=[RegexValidator(r"^[A-Z]{3}$", "Use a three-letter ISO currency code.")]
+    )
+    owner_name = models.CharField(max_length=80, blank=True, help_text="How the assistant addresses the owner.")
+    report_email = models.EmailField(blank=True, help_text="Where reports go by default; the owner's address if empty.")
+    allow_other_report_recipients = models.BooleanField(
+        default=False, help_text="Whether reports may be emailed to addresses other than the store's own."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        OWNER = "owner", "Owner"
+        STAFF = "staff", "Staff"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.STAFF)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "store"], name="membership_unique_user_store")]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.role} of {self.store}"
+
+
+class StoreToken(models.Model):
+    """A bearer credential for one store. Only a hash of the secret is stored; the token is shown once."""
+
+    class Scope(models.TextChoices):
+        API = "api", "REST API"
+        MCP = "mcp", "MCP tools"
+        ORDERS_CONFIRM = "orders:confirm", "Confirm orders over MCP"
+
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="tokens")
+    name = models.CharField(max_length=80)
+    prefix = models.CharField(max_length=16, unique=True, help_text="Public part used to find the token.")
+    secret_hash = models.CharField(max_length=64)
+    scopes = models.JSONField(default=list)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+    def has_scope(self, scope: str) -> bool:
+        return scope in self.scopes

@@ -1,0 +1,62 @@
+"""factory_boy factories that keep rows consistent: a line's product belongs to its store."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import factory
+from django.contrib.auth import get_user_model
+
+from ledger.models import Product
+from tenants.models import BusinessType, Membership, Store
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    email = factory.LazyAttribute(lambda u: f"{u.username}@example.com")
+    password = factory.PostGenerationMethodCall("set_password", "correct horse battery staple")
+
+
+class StoreFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Store
+
+    slug = factory.Sequence(lambda n: f"store-{n}")
+    name = factory.Sequence(lambda n: f"Store {n}")
+    business_type = factory.LazyFunction(lambda: BusinessType.objects.get(slug="grocery"))
+    timezone = "America/Chicago"
+    currency = "USD"
+    owner_name = "Raj"
+
+
+class MembershipFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Membership
+
+    user = factory.SubFactory(UserFactory)
+    store = factory.SubFactory(StoreFactory)
+    role = Membership.Role.OWNER
+
+
+class ProductFactory(factory.django.DjangoModelFactory):
+    """A product row made directly, for read-side tests; writes in tests go through ledger.services."""
+
+    class Meta:
+        model = Product
+
+    store = factory.SubFactory(StoreFactory)
+    name = factory.Sequence(lambda n: f"Product {n}")
+    aliases = factory.LazyFunction(list)
+    unit = "1 kg bag"
+    category = "Staples"
+    location = "Aisle 1, top shelf"
+    stock = 10
+    par_level = 20
+    reorder_point = 5
+    price = Decimal("4.99")
+    unit_cost = Decimal("2.50")
+    supplier = "Amazon Business"
