@@ -8,6 +8,39 @@ from tenants.models import Membership
 from tests.factories import MembershipFactory, StoreFactory, UserFactory
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _media_root(tmp_path_factory):
+    """Uploaded files (shelf photos) go to a temporary folder, never the real MEDIA_ROOT."""
+    from django.test import override_settings
+
+    with override_settings(MEDIA_ROOT=str(tmp_path_factory.mktemp("media"))):
+        yield
+
+
+def pytest_collection_modifyitems(items):
+    """Transactional tests restore the migrated rows (content types, the grocery business type).
+
+    Their teardown empties every table; without this, a later transactional test finds no
+    business type, and a later serialized one clashes with content types recreated under new ids.
+    """
+    for item in items:
+        marker = item.get_closest_marker("django_db")
+        if marker and marker.kwargs.get("transaction") and "serialized_rollback" not in marker.kwargs:
+            kwargs = {**marker.kwargs, "serialized_rollback": True}
+            item.add_marker(pytest.mark.django_db(*marker.args, **kwargs), append=False)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _celery_eager():
+    """Tasks run in-process in tests, also where a broker is configured (CI's Redis)."""
+    from shelfwise.celery import app
+
+    saved = app.conf.task_always_eager, app.conf.task_eager_propagates
+    app.conf.task_always_eager = app.conf.task_eager_propagates = True
+    yield
+    app.conf.task_always_eager, app.conf.task_eager_propagates = saved
+
+
 @pytest.fixture
 def store(db):
     return StoreFactory(slug="corner-shop", name="Corner Shop")

@@ -89,6 +89,11 @@ class Receipt(StoreScoped):
     sold_at = models.DateTimeField()
     total = models.DecimalField(**MONEY)
     actor = models.CharField(max_length=120)
+    historical = models.BooleanField(
+        default=False,
+        help_text="Imported history: recorded for reports, but it did not move stock and is not part of a day's "
+        "reconciliation.",
+    )
 
     class Meta:
         ordering = ["sold_at", "id"]
@@ -98,10 +103,13 @@ class Receipt(StoreScoped):
 
 class ReceiptLine(StoreScoped):
     receipt = models.ForeignKey(Receipt, on_delete=models.CASCADE, related_name="lines")
-    product = models.ForeignKey(Product, on_delete=models.PROTECT, related_name="receipt_lines")
+    product = models.ForeignKey(Product, on_delete=models.RESTRICT, related_name="receipt_lines")
     qty = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     unit_price = models.DecimalField(**MONEY)
     line_total = models.DecimalField(**MONEY)
+
+    class Meta:
+        ordering = ["id"]
 
 
 class Reconciliation(StoreScoped):
@@ -129,6 +137,9 @@ class ReconciliationLine(StoreScoped):
     par_level = models.PositiveIntegerField()
     is_low = models.BooleanField()
     suggested_qty = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["id"]
 
 
 class ReorderDraft(StoreScoped):
@@ -165,10 +176,13 @@ class ReorderDraft(StoreScoped):
 
 class DraftLine(StoreScoped):
     draft = models.ForeignKey(ReorderDraft, on_delete=models.CASCADE, related_name="lines")
-    product = models.ForeignKey(Product, on_delete=models.PROTECT, related_name="+")
+    product = models.ForeignKey(Product, on_delete=models.RESTRICT, related_name="+")
     qty = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     unit_cost = models.DecimalField(**MONEY)
     est_cost = models.DecimalField(**MONEY)
+
+    class Meta:
+        ordering = ["id"]
 
 
 class Order(StoreScoped):
@@ -177,7 +191,7 @@ class Order(StoreScoped):
         RECEIVED = "received", "Received"
         CANCELLED = "cancelled", "Cancelled"
 
-    draft = models.OneToOneField(ReorderDraft, on_delete=models.PROTECT, related_name="order")
+    draft = models.OneToOneField(ReorderDraft, on_delete=models.RESTRICT, related_name="order")
     supplier = models.CharField(max_length=80)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLACED)
     total = models.DecimalField(**MONEY)
@@ -190,10 +204,13 @@ class Order(StoreScoped):
 
 class OrderLine(StoreScoped):
     order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="lines")
-    product = models.ForeignKey(Product, on_delete=models.PROTECT, related_name="+")
+    product = models.ForeignKey(Product, on_delete=models.RESTRICT, related_name="+")
     qty = models.PositiveIntegerField()
     unit_cost = models.DecimalField(**MONEY)
     cost = models.DecimalField(**MONEY)
+
+    class Meta:
+        ordering = ["id"]
 
 
 class ReportDelivery(StoreScoped):

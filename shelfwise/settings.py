@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "tenants",
     "ledger",
     "audit",
+    "worker",
 ]
 
 MIDDLEWARE = [
@@ -104,6 +105,10 @@ DATABASES = {"default": env_database("DATABASE_URL", DATA_DIR / "shelfwise.sqlit
 DATABASES["default"]["TEST"] = {"NAME": env_str("TEST_DATABASE_NAME") or None}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 IS_POSTGRES = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+if IS_POSTGRES:
+    # Row-level security: the tenants backend runs the app as an unprivileged role (see tenants.rls).
+    DATABASES["default"]["ENGINE"] = "tenants.db"
+DATABASE_APP_ROLE = env_str("DATABASE_APP_ROLE", "shelfwise_app")
 
 REDIS_URL = env_redis_url("REDIS_URL")
 
@@ -136,10 +141,10 @@ AUTHENTICATION_BACKENDS = [
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
 
-# django-allauth: email + password, no username.
+# django-allauth: email + password. The user model keeps Django's username column; allauth fills it
+# with a unique generated value (ACCOUNT_USER_MODEL_USERNAME_FIELD = None is only for models without one).
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
-ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "none")
 ACCOUNT_UNIQUE_EMAIL = True
 LOGIN_REDIRECT_URL = "/app/"
@@ -153,6 +158,7 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -193,6 +199,9 @@ SPECTACULAR_SETTINGS = {
 # Shelfwise behaviour switches.
 SALES_REPORT_EMAIL_ENABLED = env_bool("SALES_REPORT_EMAIL_ENABLED", True)
 DEMO_STORE_SLUG = env_str("DEMO_STORE_SLUG", "little-india")
+DEMO_OWNER_PASSWORD = env_str("DEMO_OWNER_PASSWORD", "little-india-demo")
+# How long a reorder draft waits for the owner's yes before it expires.
+DRAFT_TTL_MINUTES = env_int("DRAFT_TTL_MINUTES", 60, minimum=1, maximum=7 * 24 * 60)
 TOKEN_RATE_LIMIT_PER_MINUTE = env_int("TOKEN_RATE_LIMIT_PER_MINUTE", 120, minimum=1)
 
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
@@ -206,5 +215,9 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # The MCP SDK logs every stateless request at INFO ("Terminating session: None").
+        "mcp": {"level": env_str("MCP_LOG_LEVEL", "WARNING")},
+    },
 }

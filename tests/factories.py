@@ -15,10 +15,15 @@ class UserFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = get_user_model()
         django_get_or_create = ("username",)
+        skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
     email = factory.LazyAttribute(lambda u: f"{u.username}@example.com")
-    password = factory.PostGenerationMethodCall("set_password", "correct horse battery staple")
+    @factory.post_generation
+    def password(user, create, extracted, **kwargs):
+        user.set_password(extracted or "correct horse battery staple")
+        if create:
+            user.save(update_fields=["password"])
 
 
 class StoreFactory(factory.django.DjangoModelFactory):

@@ -1,0 +1,191 @@
+"""The inventory and sales reports: rendered as text and HTML, and emailed to the store's address."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import smtplib
+from typing import Any, Literal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.mail import EmailMultiAlternatives
+from django.core.validators import validate_email
+from django.template.loader import render_to_string
+from django.utils import dateformat
+from django.utils.translation import gettext as _
+
+from ledger.errors import (
+    DeliveryFailed,
+    InvalidInput,
+    RecipientNotAllowed,
+    ReportDisabled,
+)
+from ledger.models import Product, ReportDelivery
+from ledger.money import money_format, to_cents
+from ledger.scope import store_scope
+from ledger.selectors import (
+    local_day_bounds,
+    product_sales_between,
+    sales_by_day,
+    sales_today,
+    store_tz,
+)
+from ledger.services import checks
+from tenants.models import Membership, Store
+
+logger = logging.getLogger(__name__)
+
+ReportKind = Literal["inventory", "sales"]
+
+
+def _kind(kind: object) -> str:
+    if kind not in ReportDelivery.Kind.values:
+        raise InvalidInput(_("The report is either the inventory report or the sales report."))
+    return str(kind)
+
+
+def _inventory_context(store: Store) -> dict[str, Any]:
+    with store_scope(store):
+        products = list(Product.objects.filter(store=store, active=True))
+    products.sort(key=lambda p: (not p.is_low, p.name.casefold()))
+    rows = []
+    total_value = to_cents(0)
+    for product in products:
+        value = to_cents(product.unit_cost * product.stock)
+        total_value += value
+        rows.append(
+            {
+                "name": product.name,
+                "unit": product.unit,
+                "location": product.location,
+                "stock": product.stock,
+                "par": product.par_level,
+                "reorder_point": product.reorder_point,
+                "low": product.is_low,
+                "suggested": product.suggested_reorder_qty,
+                "value": money_format(value, store.currency),
+            }
+        )
+    return {
+        "rows": rows,
+        "low_count": sum(1 for row in rows if row["low"]),
+        "product_count": len(rows),
+        "units": sum(product.stock for product in products),
+        "total_value": money_format(total_value, store.currency),
+    }
+
+
+def _sales_context(store: Store, at: dt.datetime) -> dict[str, Any]:
+    summary = sales_today(store=store, now=at)
+    _day, start, end = local_day_bounds(store=store, now=at)
+    products = product_sales_between(store=store, start=start, end=end)
+    days = sales_by_day(store=store, days=7, now=at)
+    return {
+        "receipts": summary.receipts,
+        "units": summary.units,
+        "revenue": money_format(summary.revenue, store.currency),
+        "average": money_format(summary.revenue / summary.receipts, store.currency) if summary.receipts else None,
+        "products": [
+            {"name": row.product, "units": row.units, "revenue": money_format(row.revenue, store.currency)}
+            for row in products
+        ],
+        "days": [
+            {
+                "label": dateformat.format(day.date, "D j M"),
+                "receipts": day.receipts,
+                "units": day.units,
+                "revenue": money_format(day.revenue, store.currency),
+            }
+            for day in days
+        ],
+    }
+
+
+def report_render(*, store: Store, kind: ReportKind, now: dt.datetime | None = None) -> tuple[str, str, str]:
+    """The report as (subject, plain text, HTML), for the store's local today.
+
+    Raises:
+        InvalidInput: ``kind`` is neither "inventory" nor "sales".
+    """
+    kind = _kind(kind)
+    at = checks.moment(now).astimezone(store_tz(store))
+    title = _("Inventory report") if kind == ReportDelivery.Kind.INVENTORY else _("Sales report")
+    context: dict[str, Any] = {
+        "store": store.name,
+        "title": title,
+        "date": dateformat.format(at, "l, j F Y"),
+        "generated": dateformat.format(at, "j M Y, H:i T"),
+        "public_url": settings.PUBLIC_URL,
+    }
+    context.update(_inventory_context(store) if kind == ReportDelivery.Kind.INVENTORY else _sales_context(store, at))
+    # Header values must be one line; a store name cannot inject headers.
+    subject = " ".join(f"{store.name}: {title.lower()} for {dateformat.format(at, 'D j M Y')}".split())[:200]
+    text = render_to_string(f"ledger/email/{kind}_report.txt", context)
+    html = render_to_string(f"ledger/email/{kind}_report.html", context)
+    return subject, text, html
+
+
+def _store_addresses(store: Store) -> list[str]:
+    """The store's own addresses: its report address, then its owners' emails."""
+    addresses = [store.report_email] if store.report_email else []
+    owners = (
+        Membership.objects.filter(store=store, role=Membership.Role.OWNER)
+        .select_related("user")
+        .order_by("created_at", "pk")
+    )
+    addresses += [membership.user.email for membership in owners if membership.user.email]
+    return addresses
+
+
+def _recipient(store: Store, to: str | None) -> str:
+    own = _store_addresses(store)
+    if to is None or not str(to).strip():
+        if not own:
+            raise RecipientNotAllowed(_("This store has no email address for reports yet. Add one in the store settings."))
+        return own[0]
+    address = str(to).strip()
+    try:
+        validate_email(address)
+    except ValidationError:
+        raise InvalidInput(_("That is not an email address.")) from None
+    if address.casefold() in {item.casefold() for item in own} or store.allow_other_report_recipients:
+        return address
+    raise RecipientNotAllowed(
+        _("Reports go only to the store's own email address. The owner can allow other recipients in the store settings.")
+    )
+
+
+def report_send(
+    *, store: Store, kind: ReportKind, actor: str, to: str | None = None, now: dt.datetime | None = None
+) -> ReportDelivery:
+    """Email the inventory or today's sales report (text with an HTML alternative) and record it.
+
+    The default recipient is the store's report address, else its owner's email. Another address
+    is accepted only when the store allows other recipients.
+
+    Raises:
+        ReportDisabled: the sales report is switched off on this deployment.
+        RecipientNotAllowed: ``to`` is not the store's own address and others are not allowed,
+            or the store has no address at all.
+        InvalidInput: unknown kind or a malformed address.
+        DeliveryFailed: the mail server did not take the message.
+    """
+    actor = checks.actor_of(actor)
+    kind = _kind(kind)
+    at = checks.moment(now)
+    if kind == ReportDelivery.Kind.SALES and not settings.SALES_REPORT_EMAIL_ENABLED:
+        raise ReportDisabled(_("Emailing the sales report is switched off here. The sales figures are still on the dashboard."))
+    recipient = _recipient(store, to)
+    subject, text, html = report_render(store=store, kind=kind, now=at)
+    message = EmailMultiAlternatives(subject=subject, body=text, from_email=settings.DEFAULT_FROM_EMAIL, to=[recipient])
+    message.attach_alternative(html, "text/html")
+    try:
+        message.send(fail_silently=False)
+    except (smtplib.SMTPException, OSError) as exc:
+        logger.warning("Report email for store %s failed: %s", store.pk, exc)
+        raise DeliveryFailed(_("The report could not be sent just now. Nothing was lost; try again in a few minutes.")) from exc
+    with store_scope(store):
+        return ReportDelivery.objects.create(
+            store=store, kind=kind, recipient=recipient, sent_at=at, actor=actor, subject=subject
+        )

@@ -1,0 +1,77 @@
+"""System checks for the tenant fence (row-level security on PostgreSQL)."""
+
+from __future__ import annotations
+
+from django.apps import apps
+from django.conf import settings
+from django.core.checks import Error, Tags, Warning, register
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connections
+
+from tenants import rls
+
+BACKEND = "tenants.db"
+
+
+@register()
+def check_database_backend(app_configs=None, **kwargs):
+    errors = []
+    engine = settings.DATABASES.get("default", {}).get("ENGINE", "")
+    if engine == "django.db.backends.postgresql":
+        errors.append(
+            Error(
+                "The default database is PostgreSQL without the tenants backend, so row-level security "
+                "would not fence the ledger (the login role bypasses it).",
+                hint=f"Set DATABASES['default']['ENGINE'] = {BACKEND!r}.",
+                id="tenants.E003",
+            )
+        )
+    try:
+        rls.app_role()
+    except ImproperlyConfigured as exc:
+        errors.append(Error(str(exc), id="tenants.E004"))
+    return errors
+
+
+@register(Tags.database)
+def check_row_level_security(app_configs=None, databases=None, **kwargs):
+    """Every store-scoped ledger table that exists has RLS enabled, forced, and the policy."""
+    if not databases or "default" not in databases or rls.is_repairing():
+        return []  # migrate applies the policies itself, after this check
+    connection = connections["default"]
+    if not rls.is_postgres(connection):
+        return []
+    with rls.bypass():
+        models = rls.rls_models(apps)
+        status = rls.table_status(connection, [m._meta.db_table for m in models])
+        if not status:
+            return []  # not migrated yet
+        errors = [
+            Error(
+                f"The ledger table {table!r} is not fenced by row-level security "
+                f"(enabled={state.enabled}, forced={state.forced}, policy {rls.POLICY_NAME!r}={state.has_policy}).",
+                hint="Run `python manage.py migrate`: it applies the policy to every store-scoped ledger table.",
+                obj=table,
+                id="tenants.E001",
+            )
+            for table, state in sorted(status.items())
+            if not state.fenced
+        ]
+        if not rls.role_exists(connection, rls.app_role()):
+            errors.append(
+                Error(
+                    f"The database role {rls.app_role()!r} that the application acts as does not exist.",
+                    hint="Run `python manage.py migrate` (it creates it) or create it: CREATE ROLE ... NOLOGIN.",
+                    id="tenants.E002",
+                )
+            )
+        elif not rls.login_role_can_bypass(connection):
+            errors.append(
+                Warning(
+                    "The database login role is neither a superuser nor BYPASSRLS, so maintenance run "
+                    "under tenants.rls.bypass() (migrations, cross-store admin work) is still fenced.",
+                    hint="ALTER ROLE <login role> BYPASSRLS;",
+                    id="tenants.W001",
+                )
+            )
+    return errors
