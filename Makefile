@@ -16,6 +16,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(BIN)/python -m pip install -q -r requirements-dev.txt
 	@touch $(STAMP)
 
+run: export PUBLIC_URL ?= http://$(HOST):$(PORT)
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput -v 0
