@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 
 install: $(STAMP)
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(STAMP): $(wildcard requirements*.txt)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -r requirements-dev.txt

@@ -1,0 +1,159 @@
+"""The typed vocabulary of a turn: stages, events, inputs and results.
+
+A turn runs as a fixed sequence of ``Stage``s and emits ``Event``s as it goes; the REST
+answer, the websocket and the audit all read the same events, so what the owner sees, what
+the API returns and what the auditor reads cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Mode(StrEnum):
+    ROUTER = "router"
+    NATIVE = "native"
+    SMALL = "small"
+
+
+class Stage(StrEnum):
+    NORMALIZE = "normalize"
+    INPUT_GUARD = "input_guard"
+    CODE_PHRASES = "code_phrases"
+    MODE = "mode"
+    REPLY = "reply"
+    OUTPUT_GUARD = "output_guard"
+    MEDIA = "media"
+    AUDIT = "audit"
+
+
+class EventKind(StrEnum):
+    TRANSCRIPT = "transcript"
+    GUARD = "guard"
+    ACTION = "action"
+    TOOL_CALL = "tool_call"
+    REPLY = "reply"
+    MEDIA = "media"
+    ERROR = "error"
+    DONE = "done"
+
+
+class Outcome(StrEnum):
+    ANSWERED = "answered"
+    BLOCKED = "blocked"  # the input guard refused the request
+    CLARIFIED = "clarified"  # the assistant asked a clarifying question
+    REFUSED = "refused"  # policy refused a write the owner did not ask for
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing that happened in a turn, in order; ``data`` is JSON-serialisable."""
+
+    kind: EventKind
+    data: dict[str, Any]
+    at_ms: float = 0.0  # milliseconds since the turn started
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": str(self.kind), "at_ms": round(self.at_ms, 1), **self.data}
+
+
+@dataclass(frozen=True)
+class GuardVerdict:
+    """The guard's judgement of a request (or of a reply together with its question).
+
+    Attributes:
+        safe: whether the content may go on.
+        category: the unsafe category, when not safe (weapons, injection, health_claim...).
+        layer: which layer decided (injection, classifier, llm, rules).
+        score: that layer's confidence that the content is unsafe, 0..1.
+    """
+
+    safe: bool
+    category: str | None = None
+    layer: str = ""
+    score: float = 0.0
+    duration_ms: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return "safe" if self.safe else "unsafe"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"verdict": self.label, "category": self.category, "layer": self.layer, "score": round(self.score, 3)}
+
+
+@dataclass(frozen=True)
+class ToolCallView:
+    """A tool call as the turn's answer shows it."""
+
+    tool: str
+    arguments: dict[str, Any]
+    result: Any
+    ok: bool
+    error: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        if not self.error:
+            data.pop("error")
+        return data
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """What arrives: the owner's text (typed or transcribed) for one store and conversation.
+
+    Attributes:
+        text: the request as typed or transcribed.
+        mode: router (default), native or small.
+        conversation: the conversation id; a new one starts when None.
+        channel: an ``audit.models.Channel`` value (api, assistant, alexa...).
+        actor: who asks, as the ledger journals it (``user:<id>``, ``token:<prefix>``).
+        transcript: the speech-to-text result when the text came from audio.
+    """
+
+    text: str
+    mode: Mode = Mode.ROUTER
+    conversation: str | None = None
+    channel: str = "api"
+    actor: str = "owner"
+    transcript: dict[str, Any] | None = None
+
+
+@dataclass
+class TurnResult:
+    """The public answer of a turn (the shape of ``POST /api/v1/turns``)."""
+
+    conversation: str
+    turn: int
+    mode: str
+    transcript: str
+    normalized: str
+    guard: dict[str, Any] = field(default_factory=lambda: {"input": None, "output": None})
+    action: str | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    reply: str = ""
+    media: list[dict[str, Any]] = field(default_factory=list)
+    pending_draft: dict[str, Any] | None = None
+    latency_ms: float = 0.0
+    outcome: str = Outcome.ANSWERED
+    stages: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "conversation": self.conversation,
+            "turn": self.turn,
+            "mode": self.mode,
+            "transcript": self.transcript,
+            "normalized": self.normalized,
+            "guard": self.guard,
+            "action": self.action,
+            "tool_calls": self.tool_calls,
+            "reply": self.reply,
+            "media": self.media,
+            "pending_draft": self.pending_draft,
+            "latency_ms": round(self.latency_ms, 1),
+        }
