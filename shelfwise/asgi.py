@@ -9,4 +9,11 @@ django_asgi = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 
-application = ProtocolTypeRouter({"http": django_asgi})
+from mcp_gateway.asgi import McpGateway  # noqa: E402
+
+# /mcp and its OAuth protected-resource metadata are served by the MCP gateway, the rest by Django.
+# The gateway also answers the ASGI lifespan (uvicorn --lifespan on); daphne, which has none,
+# gets the gateway started on its first MCP request.
+http_app = McpGateway(django_asgi)
+
+application = ProtocolTypeRouter({"http": http_app, "lifespan": http_app.lifespan})
