@@ -21,7 +21,7 @@ run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput -v 0
 	$(BIN)/python manage.py seed_demo --if-missing
-	$(BIN)/python -m uvicorn shelfwise.asgi:application --host $(HOST) --port $(PORT) --lifespan on
+	SHELFWISE_WARM_UP=1 $(BIN)/python -m uvicorn shelfwise.asgi:application --host $(HOST) --port $(PORT) --lifespan on
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

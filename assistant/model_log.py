@@ -7,7 +7,7 @@ general assistant, native loop, small model) reports the request and response wi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass
@@ -32,6 +32,7 @@ class ModelExchange:
 
 
 _exchanges: ContextVar[list[ModelExchange] | None] = ContextVar("shelfwise_model_exchanges", default=None)
+_sink: ContextVar[Callable[[ModelExchange], None] | None] = ContextVar("shelfwise_model_sink", default=None)
 
 
 def _request_dict(request: ModelRequest) -> dict[str, Any]:
@@ -47,35 +48,39 @@ def record(request: ModelRequest, response: ModelResponse, *, purpose: str = "",
     exchanges = _exchanges.get()
     if exchanges is None:
         return
-    exchanges.append(
-        ModelExchange(
-            role=str(request.role),
-            purpose=purpose or str(request.role),
-            request=_request_dict(request),
-            response={
-                "text": response.text,
-                "parsed": response.parsed,
-                "tool_calls": [asdict(call) for call in response.tool_calls],
-                "finish_reason": response.finish_reason,
-                "cached_tokens": response.cached_tokens,
-            },
-            duration_ms=response.duration_ms,
-            prompt_tokens=response.prompt_tokens,
-            completion_tokens=response.completion_tokens,
-            backend=backend,
-            model=model or response.model,
-        )
+    exchange = ModelExchange(
+        role=str(request.role),
+        purpose=purpose or str(request.role),
+        request=_request_dict(request),
+        response={
+            "text": response.text,
+            "parsed": response.parsed,
+            "tool_calls": [asdict(call) for call in response.tool_calls],
+            "finish_reason": response.finish_reason,
+            "cached_tokens": response.cached_tokens,
+        },
+        duration_ms=response.duration_ms,
+        prompt_tokens=response.prompt_tokens,
+        completion_tokens=response.completion_tokens,
+        backend=backend,
+        model=model or response.model,
     )
+    exchanges.append(exchange)
+    sink = _sink.get()
+    if sink is not None:
+        sink(exchange)
 
 
 @contextmanager
-def collect() -> Iterator[list[ModelExchange]]:
-    """Collect the model calls made inside the block, in order."""
+def collect(on_record: Callable[[ModelExchange], None] | None = None) -> Iterator[list[ModelExchange]]:
+    """Collect the model calls made inside the block, in order; ``on_record`` sees each as it happens."""
     exchanges: list[ModelExchange] = []
     token = _exchanges.set(exchanges)
+    sink_token = _sink.set(on_record)
     try:
         yield exchanges
     finally:
+        _sink.reset(sink_token)
         _exchanges.reset(token)
 
 

@@ -17,3 +17,9 @@ from mcp_gateway.asgi import McpGateway  # noqa: E402
 http_app = McpGateway(django_asgi)
 
 application = ProtocolTypeRouter({"http": http_app, "lifespan": http_app.lifespan})
+
+if os.environ.get("SHELFWISE_WARM_UP", "").lower() in ("1", "true", "yes", "on"):
+    # `make run` sets this: load the models and fill the prompt cache before the first turn.
+    from assistant.warmup import warm_up_in_background  # noqa: E402
+
+    warm_up_in_background()

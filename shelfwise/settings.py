@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "ledger",
     "audit",
     "worker",
+    "assistant",
     "mcp_gateway",
 ]
 

@@ -1,0 +1,247 @@
+"""The business actions as fixed sequences of MCP tool calls, and replies built from their results.
+
+The router (and any mode that names an action) decides *which* action and *which words*; the
+code here grounds the words in the catalog, reads quantities and expected counts from the
+ledger, calls the tools through the gateway, and speaks only numbers that came back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from assistant import replies
+from assistant.grounding import Grounding, ground
+from assistant.modes.base import ModeOutcome, TurnContext
+from assistant.types import Outcome
+
+CLARIFY_PRODUCT = "Which product do you mean?"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a mode decided: the action and the owner's words for its arguments (never trusted as facts)."""
+
+    action: str
+    item: str | None = None
+    ask: str | None = None
+    topic: str | None = None
+    kind: str | None = None
+
+
+def _ground(ctx: TurnContext, decision: Decision) -> Grounding:
+    return ground(
+        ctx.words.text,
+        catalog=ctx.catalog,
+        lexicon=ctx.lexicon,
+        last_product=ctx.state.last_product or None,
+        hint=decision.item,
+    )
+
+
+def _failure(ctx: TurnContext, result, action: str) -> ModeOutcome:
+    """A tool call that did not go through: say what happened, claim nothing."""
+    refused = result.outcome == "refused"
+    return ModeOutcome(
+        action=action,
+        reply=("I didn't change anything: " if refused else "Sorry, that didn't work: ") + result.message,
+        outcome=Outcome.REFUSED if refused else Outcome.ERROR,
+    )
+
+
+def _ask_for(decision: Decision, text: str) -> str:
+    if decision.ask:
+        return decision.ask
+    lowered = text.lower()
+    if re.search(r"\b(how (many|much stock)|count|left|in stock)\b", lowered):
+        return "count"
+    if re.search(r"\b(price|cost|how much)\b", lowered):
+        return "price"
+    if re.search(r"\b(do we (have|carry|sell)|any)\b", lowered):
+        return "available"
+    return "where"
+
+
+def _photo(product: dict[str, Any]):
+    from assistant.media.library import MediaItem
+
+    return MediaItem(kind="photo", url=product["photoUrl"], title=f"{product['name']}: {product['location']}")
+
+
+def find_product(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    grounding = _ground(ctx, decision)
+    if grounding.products:
+        ask = _ask_for(decision, ctx.words.text)
+        sentences, media, last = [], [], None
+        for ref in grounding.products[:3]:
+            result = ctx.call_tool("get_inventory", {"item": ref.name})
+            if not result.ok:
+                return _failure(ctx, result, "find_product")
+            product = result.data["product"]
+            sentences.append(replies.product_answer(product, ask, result.data.get("currency", "USD")))
+            last = product["name"]
+            if len(grounding.products) == 1 and product.get("photoUrl"):
+                media.append(_photo(product))
+        return ModeOutcome(action="find_product", reply=" ".join(sentences), media=media, last_product=last)
+    if grounding.group:
+        return list_products(ctx, decision, grounding=grounding)
+    if grounding.unknown:
+        result = ctx.call_tool("get_inventory", {"item": grounding.unknown})
+        if result.ok:  # the gateway's own matching found it after all: answer from the result
+            product = result.data["product"]
+            return ModeOutcome(
+                action="find_product",
+                reply=replies.product_answer(product, _ask_for(decision, ctx.words.text), result.data["currency"]),
+                last_product=product["name"],
+            )
+        return ModeOutcome(action="find_product", reply=replies.not_carried(grounding.unknown))
+    return ModeOutcome(action="find_product", reply=CLARIFY_PRODUCT, outcome=Outcome.CLARIFIED)
+
+
+def list_products(ctx: TurnContext, decision: Decision, *, grounding: Grounding | None = None) -> ModeOutcome:
+    grounding = grounding or _ground(ctx, decision)
+    result = ctx.call_tool("get_inventory", {"filter": "all"})
+    if not result.ok:
+        return _failure(ctx, result, "list_products")
+    products = result.data["products"]
+    if grounding.group:
+        group = [product for product in products if product["category"] == grounding.group]
+        return ModeOutcome(action="list_products", reply=replies.product_list(group, group=grounding.group))
+    return ModeOutcome(action="list_products", reply=replies.product_list(products))
+
+
+def todays_sales(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    result = ctx.call_tool("get_todays_transactions", {})
+    if not result.ok:
+        return _failure(ctx, result, "todays_sales")
+    return ModeOutcome(action="todays_sales", reply=replies.sales_today(result.data))
+
+
+def store_health(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    result = ctx.call_tool("reconcile_inventory", {})
+    if not result.ok:
+        return _failure(ctx, result, "store_health")
+    return ModeOutcome(action="store_health", reply=replies.store_health(result.data))
+
+
+def low_stock(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    result = ctx.call_tool("get_inventory", {"filter": "low"})
+    if not result.ok:
+        return _failure(ctx, result, "low_stock")
+    return ModeOutcome(action="low_stock", reply=replies.low_items(result.data["products"]))
+
+
+def draft_restock(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    """All low items, or the named ones: quantity as said, else par minus stock read from the ledger."""
+    grounding = _ground(ctx, decision)
+    items: list[dict[str, Any]] | None = None
+    if grounding.products:
+        numbers = list(ctx.words.numbers)
+        items = []
+        for ref in grounding.products:
+            if len(grounding.products) == 1 and len(numbers) == 1:
+                qty = numbers[0]
+            else:
+                lookup = ctx.call_tool("get_inventory", {"item": ref.name})
+                if not lookup.ok:
+                    return _failure(ctx, lookup, "draft_restock")
+                qty = lookup.data["product"]["suggestedReorderQty"]
+                if qty <= 0:
+                    qty = lookup.data["product"]["parLevel"] or 1
+            items.append({"item": ref.name, "qty": qty})
+    elif grounding.unknown and decision.item:  # the owner named something the store lacks
+        return ModeOutcome(action="draft_restock", reply=replies.not_carried(grounding.unknown))
+    else:
+        # Restocking all low items needs today's numbers: close the day first.
+        reconciled = ctx.call_tool("reconcile_inventory", {})
+        if not reconciled.ok:
+            return _failure(ctx, reconciled, "draft_restock")
+        if not reconciled.data["lowItems"]:
+            return ModeOutcome(action="draft_restock", reply="Nothing is low right now, so there is nothing to reorder.")
+    arguments: dict[str, Any] = {"confirmed": False}
+    if items is not None:
+        arguments["items"] = items
+    result = ctx.call_tool("place_reorder", arguments)
+    if not result.ok:
+        return _failure(ctx, result, "draft_restock")
+    last = items[0]["item"] if items and len(items) == 1 else None
+    return ModeOutcome(
+        action="draft_restock",
+        reply=replies.draft_offer(result.data),
+        offered_draft_id=result.data["draftId"],
+        last_product=last,
+    )
+
+
+def update_count(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    """The owner's number, with the expected count read from the ledger just before (compare-and-set)."""
+    grounding = _ground(ctx, decision)
+    if not grounding.products:
+        if grounding.unknown:
+            return ModeOutcome(action="update_count", reply=replies.not_carried(grounding.unknown))
+        return ModeOutcome(action="update_count", reply=CLARIFY_PRODUCT, outcome=Outcome.CLARIFIED)
+    numbers = ctx.words.numbers
+    if len(numbers) != 1:
+        reply = "What is the new count?" if not numbers else "Which number is the new count?"
+        return ModeOutcome(action="update_count", reply=reply, outcome=Outcome.CLARIFIED)
+    name = grounding.products[0].name
+    lookup = ctx.call_tool("get_inventory", {"item": name})
+    if not lookup.ok:
+        return _failure(ctx, lookup, "update_count")
+    current = lookup.data["product"]["stock"]
+    result = ctx.call_tool("update_inventory", {"item": name, "stock": numbers[0], "expectedStock": current})
+    if not result.ok:
+        return _failure(ctx, result, "update_count")
+    return ModeOutcome(action="update_count", reply=replies.count_updated(result.data), last_product=name)
+
+
+def play_demo(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    from assistant.media.library import demo_media
+
+    media = demo_media()
+    ctx.simulator_call("play_demo", {}, {"playing": media.title})
+    return ModeOutcome(action="play_demo", reply=f"Here is the {media.title}.", media=[media])
+
+
+def play_guide(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    from assistant.media.library import guide_media, guide_pick
+
+    topic = decision.topic or (ctx.state.last_topic if ctx.state.last_action == "play_guide" else None)
+    guide = guide_pick(topic=topic, words=ctx.words.text, exclude=ctx.state.played_guides)
+    media = guide_media(guide)
+    ctx.simulator_call("play_guide", {"topic": guide.topic}, {"playing": guide.title})
+    return ModeOutcome(
+        action="play_guide", reply=f"Here's a guide: {guide.title}.", media=[media], topic=guide.topic, guide=guide.slug
+    )
+
+
+def email_report(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    kind = decision.kind or ("sales" if re.search(r"\bsales\b", ctx.words.text.lower()) else "inventory")
+    tool = "send_sales_report" if kind == "sales" else "send_inventory_report"
+    result = ctx.call_tool(tool, {})
+    if not result.ok:
+        return _failure(ctx, result, "email_report")
+    return ModeOutcome(action="email_report", reply=replies.report_sent(result.data))
+
+
+def general(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    from assistant.general import general_answer
+
+    return ModeOutcome(action="general", reply=general_answer(ctx), model_written=True)
+
+
+ACTIONS: dict[str, Callable[[TurnContext, Decision], ModeOutcome]] = {
+    "general": general,
+    "find_product": find_product,
+    "list_products": list_products,
+    "todays_sales": todays_sales,
+    "store_health": store_health,
+    "low_stock": low_stock,
+    "draft_restock": draft_restock,
+    "update_count": update_count,
+    "play_demo": play_demo,
+    "play_guide": play_guide,
+    "email_report": email_report,
+}

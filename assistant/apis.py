@@ -1,0 +1,126 @@
+"""The turn API and the conversation audit, for the caller's store only."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from assistant.pipeline import run_turn
+from assistant.types import Mode, TurnInput
+from audit.models import Record, Turn
+from tenants.authentication import request_actor
+
+
+class TurnInputSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=500, trim_whitespace=True)
+    mode = serializers.ChoiceField(choices=[mode.value for mode in Mode], default=Mode.ROUTER.value)
+    conversation = serializers.CharField(max_length=64, required=False, allow_null=True, allow_blank=True)
+
+    def validate_conversation(self, value: str | None) -> str | None:
+        if value and not all(ch.isalnum() or ch in "-_" for ch in value):
+            raise serializers.ValidationError("Use letters, digits, '-' and '_' only.")
+        return value or None
+
+
+TurnOutput = inline_serializer(
+    "TurnOutput",
+    fields={
+        "conversation": serializers.CharField(),
+        "turn": serializers.IntegerField(),
+        "mode": serializers.CharField(),
+        "transcript": serializers.CharField(),
+        "normalized": serializers.CharField(),
+        "guard": serializers.DictField(),
+        "action": serializers.CharField(allow_null=True),
+        "tool_calls": serializers.ListField(child=serializers.DictField()),
+        "reply": serializers.CharField(),
+        "media": serializers.ListField(child=serializers.DictField()),
+        "pending_draft": serializers.DictField(allow_null=True),
+        "latency_ms": serializers.FloatField(),
+    },
+)
+
+
+class TurnApi(APIView):
+    """One owner request to the store's assistant."""
+
+    @extend_schema(request=TurnInputSerializer, responses=TurnOutput)
+    def post(self, request: Request) -> Response:
+        data = TurnInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = run_turn(
+            store=request.store,
+            turn=TurnInput(
+                text=data.validated_data["text"],
+                mode=Mode(data.validated_data["mode"]),
+                conversation=data.validated_data.get("conversation"),
+                channel="api",
+                actor=request_actor(request),
+            ),
+        )
+        return Response(result.as_dict())
+
+
+class AuditQuery(serializers.Serializer):
+    conversation = serializers.CharField(max_length=64)
+
+
+class AuditApi(APIView):
+    """A conversation's audit, in order: turns, model calls, guard verdicts, tool calls and their SQL."""
+
+    @extend_schema(parameters=[OpenApiParameter("conversation", str, required=True)])
+    def get(self, request: Request) -> Response:
+        query = AuditQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        key = query.validated_data["conversation"]
+        turns = list(Turn.objects.filter(store=request.store, conversation=key).order_by("index"))
+        if not turns:  # a missing conversation and another store's answer the same
+            raise NotFound("No conversation with that id.")
+        records = (
+            Record.objects.filter(store=request.store, conversation=key)
+            .prefetch_related("statements")
+            .order_by("created_at", "id")
+        )
+        by_turn: dict[int | None, list[dict]] = {}
+        for record in records:
+            by_turn.setdefault(record.turn_id, []).append(
+                {
+                    "id": record.pk,
+                    "kind": record.kind,
+                    "name": record.name,
+                    "mode": record.mode,
+                    "arguments": record.arguments,
+                    "result": record.result,
+                    "outcome": record.outcome,
+                    "error": record.error,
+                    "duration_ms": round(record.duration_ms, 1),
+                    "data": record.data,
+                    "at": record.created_at.isoformat(),
+                    "sql": [{"sql": s.sql, "ms": round(s.duration_ms, 2)} for s in record.statements.all()],
+                }
+            )
+        return Response(
+            {
+                "conversation": key,
+                "turns": [
+                    {
+                        "turn": turn.index,
+                        "mode": turn.mode,
+                        "text": turn.text,
+                        "normalized": turn.normalized,
+                        "action": turn.action,
+                        "reply": turn.reply,
+                        "outcome": turn.outcome,
+                        "latency_ms": round(turn.latency_ms, 1),
+                        "stages": turn.stages,
+                        "at": turn.created_at.isoformat(),
+                        "records": by_turn.get(turn.pk, []),
+                    }
+                    for turn in turns
+                ],
+            }
+        )

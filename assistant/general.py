@@ -1,0 +1,43 @@
+"""Action 0: greetings, reactions and general questions, answered by the general model.
+
+The reply is model-written, so the pipeline's output guard judges it together with the
+question. The prompt keeps it short and spoken, and keeps the model off store facts: numbers
+about the store only ever come from tool results, which this call does not have.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from assistant.inference.base import InferenceError, ModelRequest, Role
+from assistant.model_log import ask
+
+if TYPE_CHECKING:
+    from assistant.modes.base import TurnContext
+
+SYSTEM = (
+    "You are the voice assistant of a small grocery store, talking with its owner. Answer in one or two "
+    "short, friendly sentences that sound natural when spoken. For greetings and thanks, reply warmly and "
+    "offer help. For general knowledge, cooking and conversions, answer briefly and correctly. You cannot "
+    "see the store's stock, sales or orders in this conversation, so never state store numbers, prices or "
+    "stock; suggest asking about a product instead. Never give medical advice or say a food cures or treats "
+    "a disease; say that a doctor is the right person to ask."
+)
+FALLBACK = "Sorry, I can't answer that right now. I can help with your store's stock, sales and orders."
+
+
+def general_answer(ctx: TurnContext) -> str:
+    """A short spoken answer from the general model; a plain fallback when the model is unavailable."""
+    store = ctx.store
+    messages = (
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": f"(Store: {store.name}. Owner: {store.owner_name or 'the owner'}.)\n{ctx.words.text}"},
+    )
+    try:
+        response = ask(
+            ModelRequest(role=Role.GENERAL, messages=messages, temperature=0.0, max_tokens=72), purpose="general answer"
+        )
+    except InferenceError:
+        return FALLBACK
+    text = " ".join(response.text.split())
+    return text or FALLBACK

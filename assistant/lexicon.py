@@ -1,0 +1,272 @@
+"""A business type's spoken-word knowledge, loaded from its pack.
+
+Each business type ships ``assistant/business_types/<slug>/lexicon.json``: known mishearings and
+local names (mapped to catalog words), wake words and fillers, pronouns that point back to the
+last product, number words, the words that name a product group, and the vocabulary that is
+never a product (units, function words, store talk). It is data, not code, so a vendor adds a
+business type without touching Python. The JSON's shape is checked on load, and a missing or
+malformed pack fails loudly with the file and the offending field, never half-loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import jsonschema
+from django.core.exceptions import ImproperlyConfigured
+
+PACKS_DIR = Path(__file__).resolve().parent / "business_types"
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+Phrase = tuple[str, ...]
+
+
+class LexiconError(ImproperlyConfigured):
+    """A business type's lexicon pack is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class Correction:
+    """One spoken form and the catalog words it stands for.
+
+    Attributes:
+        source: the heard words, lower case.
+        target: the catalog words that replace them.
+        kind: ``"mishearing"`` or ``"local name"`` (for the audit).
+        product_position: fire only where a product would be said (the heard form is also an
+            ordinary English word: "doll", "auto").
+    """
+
+    source: Phrase
+    target: str
+    kind: str
+    product_position: bool = False
+
+
+@dataclass(frozen=True)
+class NumberWords:
+    """The words of spoken numbers: 0-19, the tens, scales, multipliers and set phrases."""
+
+    units: Mapping[str, int]
+    tens: Mapping[str, int]
+    scales: Mapping[str, int]
+    multipliers: Mapping[str, int]
+    phrases: Mapping[Phrase, int]
+    one_is_a_word_after: frozenset[str]
+
+    def is_number_word(self, word: str) -> bool:
+        """Whether ``word`` is a unit, tens or scale word (hyphenated tens-units included)."""
+        if "-" in word:
+            return all(part in self.units or part in self.tens for part in word.split("-"))
+        return word in self.units or word in self.tens or word in self.scales
+
+
+# Identity hash (eq=False): lexicons are per-process singletons, and grounding caches indexes by them.
+@dataclass(frozen=True, eq=False)
+class Lexicon:
+    """A business type's spoken-word knowledge; build with ``lexicon_for`` or ``lexicon_load``."""
+
+    slug: str
+    version: int
+    wake_words: tuple[Phrase, ...]  # longest first
+    fillers: frozenset[str]
+    soft_fillers: tuple[Phrase, ...]
+    corrections: Mapping[Phrase, Correction]
+    longest_correction: int
+    context_before: frozenset[str]
+    context_after: frozenset[str]
+    qualifiers: frozenset[str]
+    pronouns: tuple[Phrase, ...]  # longest first
+    numbers: NumberWords
+    groups: Mapping[Phrase, str]  # group words -> catalog category
+    generic_words: frozenset[str]
+    units: frozenset[str]
+    non_product_words: frozenset[str]
+
+    def group_words(self, category: str) -> tuple[str, ...]:
+        """The words that name ``category`` (for prompts and tests)."""
+        return tuple(" ".join(words) for words, cat in self.groups.items() if cat == category)
+
+
+_PHRASES = {"type": "array", "items": {"type": "string", "minLength": 1}}
+_CORRECTIONS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["to", "from"],
+        "additionalProperties": False,
+        "properties": {
+            "to": {"type": "string", "minLength": 1},
+            "from": {**_PHRASES, "minItems": 1},
+            "product_position": {"type": "boolean"},
+        },
+    },
+}
+_INT_MAP = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        "version", "business_type", "wake_words", "fillers", "soft_fillers", "mishearings",
+        "local_names", "product_context", "pronouns", "numbers", "groups", "generic_words",
+        "units", "non_product_words",
+    ],
+    "additionalProperties": False,
+    "properties": {
+        "version": {"type": "integer", "minimum": 1},
+        "business_type": {"type": "string", "pattern": _SLUG.pattern},
+        "notes": {"type": "string"},
+        "wake_words": _PHRASES,
+        "fillers": _PHRASES,
+        "soft_fillers": _PHRASES,
+        "mishearings": _CORRECTIONS,
+        "local_names": _CORRECTIONS,
+        "product_context": {
+            "type": "object",
+            "required": ["before", "after"],
+            "additionalProperties": False,
+            "properties": {"before": _PHRASES, "after": _PHRASES, "always_after": _PHRASES},
+        },
+        "pronouns": _PHRASES,
+        "numbers": {
+            "type": "object",
+            "required": ["units", "tens", "scales"],
+            "additionalProperties": False,
+            "properties": {
+                "units": _INT_MAP,
+                "tens": _INT_MAP,
+                "scales": _INT_MAP,
+                "multipliers": _INT_MAP,
+                "phrases": _INT_MAP,
+                "one_is_a_word_after": _PHRASES,
+            },
+        },
+        "groups": {"type": "object", "additionalProperties": {**_PHRASES, "minItems": 1}},
+        "generic_words": _PHRASES,
+        "units": _PHRASES,
+        "non_product_words": _PHRASES,
+    },
+}
+
+
+def words_of(phrase: str) -> Phrase:
+    """A phrase as the lower-case words the normaliser compares ("Tur  Dal" -> ("tur", "dal"))."""
+    return tuple(phrase.lower().split())
+
+
+def _longest_first(phrases: Iterable[str]) -> tuple[Phrase, ...]:
+    unique = {words_of(p) for p in phrases if p.strip()}
+    return tuple(sorted(unique, key=lambda w: (-len(w), w)))
+
+
+def _contains(haystack: Phrase, needle: Phrase) -> bool:
+    n = len(needle)
+    return any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+def _corrections(raw: dict[str, Any], where: str) -> dict[Phrase, Correction]:
+    """Flatten the mishearing and local-name lists into one lookup; refuse what would loop or clash."""
+    table: dict[Phrase, Correction] = {}
+    for key, kind in (("mishearings", "mishearing"), ("local_names", "local name")):
+        for i, rule in enumerate(raw[key]):
+            for heard in rule["from"]:
+                source = words_of(heard)
+                fix = Correction(source, " ".join(words_of(rule["to"])), kind, rule.get("product_position", False))
+                other = table.get(source)
+                if other is not None and other.target != fix.target:
+                    raise LexiconError(
+                        f"{where}: {key}[{i}] maps {heard!r} to {rule['to']!r}, but it already maps to {other.target!r}."
+                    )
+                table[source] = fix
+    # A target must never be heard again as a source, or a second pass would change it again.
+    targets = {words_of(c.target) for c in table.values()}
+    for source in table:
+        for target in targets:
+            if _contains(target, source):
+                raise LexiconError(
+                    f"{where}: {' '.join(source)!r} is both heard (a source) and part of the catalog words "
+                    f"{' '.join(target)!r}; remove it from the 'from' lists."
+                )
+    return table
+
+
+def _build(raw: dict[str, Any], where: str) -> Lexicon:
+    corrections = _corrections(raw, where)
+    context = raw["product_context"]
+    numbers = raw["numbers"]
+    groups: dict[Phrase, str] = {}
+    for category, names in raw["groups"].items():
+        for name in names:
+            groups[words_of(name)] = category
+    return Lexicon(
+        slug=raw["business_type"],
+        version=raw["version"],
+        wake_words=_longest_first(raw["wake_words"]),
+        fillers=frozenset(w.lower() for w in raw["fillers"]),
+        soft_fillers=_longest_first(raw["soft_fillers"]),
+        corrections=MappingProxyType(corrections),
+        longest_correction=max((len(s) for s in corrections), default=0),
+        context_before=frozenset(w.lower() for w in context["before"]),
+        context_after=frozenset(w.lower() for w in context["after"]),
+        qualifiers=frozenset(w.lower() for w in context.get("always_after", ())),
+        pronouns=_longest_first(raw["pronouns"]),
+        numbers=NumberWords(
+            units=MappingProxyType({k.lower(): v for k, v in numbers["units"].items()}),
+            tens=MappingProxyType({k.lower(): v for k, v in numbers["tens"].items()}),
+            scales=MappingProxyType({k.lower(): v for k, v in numbers["scales"].items()}),
+            multipliers=MappingProxyType({k.lower(): v for k, v in numbers.get("multipliers", {}).items()}),
+            phrases=MappingProxyType({words_of(k): v for k, v in numbers.get("phrases", {}).items()}),
+            one_is_a_word_after=frozenset(w.lower() for w in numbers.get("one_is_a_word_after", ())),
+        ),
+        groups=MappingProxyType(groups),
+        generic_words=frozenset(w.lower() for w in raw["generic_words"]),
+        units=frozenset(w.lower() for w in raw["units"]),
+        non_product_words=frozenset(w.lower() for w in raw["non_product_words"]),
+    )
+
+
+def lexicon_load(path: Path) -> Lexicon:
+    """Load and validate one lexicon pack file.
+
+    Raises:
+        LexiconError: the file is missing, is not JSON, or does not have the pack's shape.
+    """
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise LexiconError(f"No lexicon pack at {path}.") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise LexiconError(f"Lexicon pack {path} is not readable JSON: {exc}") from exc
+    try:
+        jsonschema.validate(raw, SCHEMA)
+    except jsonschema.ValidationError as exc:
+        field = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
+        raise LexiconError(f"Lexicon pack {path} is malformed at {field}: {exc.message}") from exc
+    return _build(raw, str(path))
+
+
+@lru_cache(maxsize=32)
+def lexicon_for(business_type_slug: str) -> Lexicon:
+    """The lexicon of a business type (``"grocery"``), loaded once per process.
+
+    Raises:
+        LexiconError: the slug is not a business type name, or its pack is missing or malformed.
+    """
+    if not _SLUG.match(business_type_slug or ""):
+        raise LexiconError(f"{business_type_slug!r} is not a business type slug.")
+    path = PACKS_DIR / business_type_slug / "lexicon.json"
+    if not path.is_file():
+        raise LexiconError(
+            f"Business type {business_type_slug!r} has no lexicon pack: expected {path}."
+        )
+    lexicon = lexicon_load(path)
+    if lexicon.slug != business_type_slug:
+        raise LexiconError(f"Lexicon pack {path} says it is for {lexicon.slug!r}, not {business_type_slug!r}.")
+    return lexicon

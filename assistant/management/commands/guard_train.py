@@ -1,0 +1,137 @@
+"""python manage.py guard_train: fit the guard's classifier on guard_train.json and tune its thresholds."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from django.core.management.base import BaseCommand, CommandError
+
+from assistant.guard import THRESHOLDS_FILE, Thresholds
+from assistant.guard.classifier import (
+    CLASSIFIER_WEIGHTS,
+    classifier_fit,
+    cross_val_scores,
+    file_digest,
+    item_features,
+)
+from assistant.guard.dataset import TRAIN_SET, figures_of, items_load
+from assistant.guard.training import (
+    JUDGE_VERDICTS,
+    band_choose,
+    injection_threshold,
+    reply_threshold,
+    verdicts_load,
+)
+
+
+class Command(BaseCommand):
+    help = (
+        "Train the guard's classifier layer on the training set (fixed seed, under a minute) and choose "
+        "its thresholds by 5-fold cross-validation; writes assistant/guard/weights/."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--set",
+            default=str(TRAIN_SET),
+            help="The training set (never the evaluation set).",
+        )
+        parser.add_argument(
+            "--judge-verdicts",
+            default=str(JUDGE_VERDICTS),
+            help="The LLM judge's saved answers on the training set (guard_eval --save-verdicts), for the band.",
+        )
+        parser.add_argument(
+            "--injection",
+            action="store_true",
+            help="Also re-tune the NanoGuard threshold on the safe training requests (about a minute more).",
+        )
+
+    def handle(self, *args, **options) -> None:
+        started = time.perf_counter()
+        path = Path(options["set"])
+        if "eval" in path.name:
+            raise CommandError(
+                "Train on the training set; the evaluation set stays held out."
+            )
+        items = items_load(path)
+        x = item_features(items)
+        scores = cross_val_scores(items, x)
+        at_half = figures_of(items, list(scores >= 0.5))
+        self.stdout.write(
+            f"classifier, 5-fold out of fold on {len(items)} items: F1 {at_half.f1:.3f} "
+            f"(precision {at_half.precision:.3f}, recall {at_half.recall:.3f}) at 0.5"
+        )
+
+        verdicts_path = Path(options["judge_verdicts"])
+        verdicts = verdicts_load(verdicts_path) if verdicts_path.is_file() else None
+        # Requests only: a reply has its own threshold (below), the training replies being few.
+        requests = [n for n, item in enumerate(items) if item.reply is None]
+        band = band_choose([items[n] for n in requests], scores[requests], verdicts)
+        if verdicts is None:
+            self.stdout.write(
+                f"no judge answers at {verdicts_path}: band from the classifier alone"
+            )
+        else:
+            self.stdout.write(
+                f"band with the judge's saved answers: {band.llm_calls} of {len(requests)} requests go to the LLM "
+                f"({band.llm_missing} without a saved answer), weighted errors {band.errors:.1f}"
+            )
+
+        current = Thresholds.load()
+        injection = current.injection
+        if options["injection"]:
+            from assistant.guard.injection import InjectionLayer
+
+            layer = InjectionLayer()
+            injection = injection_threshold(
+                [layer.score(i.text) for i in items if not i.unsafe and i.reply is None]
+            )
+        thresholds = Thresholds(
+            safe_below=round(band.safe_below, 3),
+            unsafe_above=round(band.unsafe_above, 3),
+            reply_unsafe_above=reply_threshold(
+                [
+                    s
+                    for s, i in zip(scores, items, strict=True)
+                    if i.reply and not i.unsafe
+                ]
+            ),
+            injection=injection,
+            fallback=current.fallback,
+        )
+
+        weights = classifier_fit(items, x)
+        weights.meta["trained_on"] = f"{path.name}@{file_digest(path)}"
+        weights.save(CLASSIFIER_WEIGHTS)
+        THRESHOLDS_FILE.write_text(
+            json.dumps(
+                {
+                    **thresholds.__dict__,
+                    "cross_validation": {
+                        "folds": 5,
+                        "f1_at_half": round(at_half.f1, 4),
+                        "llm_share_of_requests": round(
+                            band.llm_calls / len(requests), 3
+                        ),
+                        "weighted_errors_with_llm": None
+                        if np.isnan(band.errors)
+                        else band.errors,
+                    },
+                },
+                indent=2,
+            )
+            + "\n"
+        )
+        self.stdout.write(
+            f"thresholds: safe at or below {thresholds.safe_below}, unsafe at or above {thresholds.unsafe_above} "
+            f"(a reply: {thresholds.reply_unsafe_above}), "
+            f"injection at or above {thresholds.injection}"
+        )
+        self.stdout.write(
+            f"wrote {CLASSIFIER_WEIGHTS} ({CLASSIFIER_WEIGHTS.stat().st_size // 1024} KiB) and {THRESHOLDS_FILE} "
+            f"in {time.perf_counter() - started:.0f} s"
+        )

@@ -1,0 +1,1 @@
+"""The media library: audio guides, the demo film and shelf photos (see ``library``)."""

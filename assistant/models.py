@@ -1,0 +1,87 @@
+"""Conversation state and benchmark results."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from tenants.models import Store
+
+
+class Conversation(models.Model):
+    """What a conversation remembers between turns: the last product and action, the draft on offer.
+
+    A draft counts as "just offered" only for the turn right after the one that offered it
+    (``draft_offered_turn``); a later "yes" does not confirm it.
+    """
+
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=64)
+    mode = models.CharField(max_length=20)
+    turns = models.PositiveIntegerField(default=0)
+    last_product = models.CharField(max_length=120, blank=True)
+    last_action = models.CharField(max_length=40, blank=True)
+    last_topic = models.CharField(max_length=40, blank=True)
+    played_guides = models.JSONField(default=list, blank=True)
+    pending_draft_id = models.BigIntegerField(null=True, blank=True)
+    draft_offered_turn = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["store", "key"], name="conversation_unique_store_key")]
+        ordering = ["-updated_at"]
+
+
+class BenchmarkRun(models.Model):
+    """One run of a benchmark suite in one mode."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    suite = models.CharField(max_length=80)
+    mode = models.CharField(max_length=20)
+    variant = models.CharField(max_length=40, blank=True)
+    run_number = models.PositiveIntegerField(default=1)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    turns_total = models.PositiveIntegerField(default=0)
+    turns_passed = models.PositiveIntegerField(default=0)
+    median_ms = models.FloatField(null=True, blank=True)
+    p90_ms = models.FloatField(null=True, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    store_slug = models.SlugField(max_length=50, blank=True, help_text="The throwaway demo store the run used.")
+    settings = models.JSONField(
+        default=dict, blank=True, help_text="Backends and models per role, warm-up, suite file, limit."
+    )
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+
+    @property
+    def pass_rate(self) -> float:
+        return self.turns_passed / self.turns_total if self.turns_total else 0.0
+
+
+class BenchmarkTurn(models.Model):
+    """One turn of a benchmark run: whether it passed, which checks failed, and where the time went."""
+
+    run = models.ForeignKey(BenchmarkRun, on_delete=models.CASCADE, related_name="results")
+    index = models.PositiveIntegerField()
+    category = models.CharField(max_length=40)
+    say = models.TextField()
+    passed = models.BooleanField()
+    failures = models.JSONField(default=list)
+    latency_ms = models.FloatField(help_text="Wall-clock time of the whole turn, as the caller saw it.")
+    answer = models.JSONField(default=dict)
+    stages = models.JSONField(default=dict, blank=True, help_text="Milliseconds per pipeline stage.")
+    model_calls = models.JSONField(
+        default=list, blank=True, help_text="The turn's model calls from the audit: role, purpose, ms."
+    )
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="benchmark_turn_unique_run_index")]

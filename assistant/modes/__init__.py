@@ -1,0 +1,1 @@
+"""The ways a request becomes tool calls: router (default), native tool calling, small model."""

@@ -1,0 +1,99 @@
+"""What every mode gets from the pipeline (``TurnContext``) and gives back (``ModeOutcome``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from assistant.types import EventKind, Outcome, ToolCallView
+from mcp_gateway.execution import ToolResult, execute_tool
+from mcp_gateway.policy import Caller
+
+if TYPE_CHECKING:
+    from assistant.grounding import Catalog
+    from assistant.lexicon import Lexicon
+    from assistant.media.library import MediaItem
+    from assistant.models import Conversation
+    from assistant.normalize import Normalized
+    from assistant.policy import OwnerWordsPolicy
+    from tenants.models import Store
+
+
+@dataclass
+class TurnContext:
+    """One turn as a mode sees it. Tool calls go through ``call_tool`` only: the gateway's
+    execution path, with the owner-words policy, audited under this turn."""
+
+    store: Store
+    state: Conversation
+    words: Normalized
+    catalog: Catalog
+    lexicon: Lexicon
+    mode: str
+    turn_index: int
+    caller: Caller
+    policy: OwnerWordsPolicy
+    emit: Callable[[EventKind, dict[str, Any]], None]
+    tool_calls: list[ToolCallView] = field(default_factory=list)
+    results: list[ToolResult] = field(default_factory=list)
+
+    def call_tool(self, name: str, arguments: dict[str, Any] | None) -> ToolResult:
+        """Run one MCP tool for this store through the gateway, as the assistant, under the policy."""
+        started = time.perf_counter()
+        key = ""
+        result = execute_tool(
+            name, arguments, store=self.store, caller=self.caller, policy=self.policy, idempotency_key=key
+        )
+        view = ToolCallView(
+            tool=name,
+            arguments=dict(arguments or {}),
+            result=result.data,
+            ok=result.ok,
+            error="" if result.ok else result.message,
+        )
+        self.tool_calls.append(view)
+        self.results.append(result)
+        self.emit(
+            EventKind.TOOL_CALL,
+            {**view.as_dict(), "outcome": result.outcome, "ms": round((time.perf_counter() - started) * 1000, 1)},
+        )
+        return result
+
+    def simulator_call(self, name: str, arguments: dict[str, Any], result: dict[str, Any]) -> None:
+        """Record an action the client performs (play the demo film, an audio guide) as a tool call."""
+        view = ToolCallView(tool=name, arguments=arguments, result=result, ok=True)
+        self.tool_calls.append(view)
+        self.emit(EventKind.TOOL_CALL, {**view.as_dict(), "outcome": "ok", "ms": 0.0})
+
+
+@dataclass
+class ModeOutcome:
+    """What a mode did: its action, the reply, media, and what the conversation should remember.
+
+    Attributes:
+        reply: the sentence to speak.
+        model_written: True when a model wrote the reply (the output guard must judge it).
+        offered_draft_id: a draft this turn put on offer (a fresh yes next turn confirms it).
+        last_product: the product this turn was about, for "it" next turn.
+        guide: the audio guide played, so "another one" plays a different one.
+    """
+
+    action: str | None
+    reply: str
+    outcome: Outcome = Outcome.ANSWERED
+    model_written: bool = False
+    media: list[MediaItem] = field(default_factory=list)
+    offered_draft_id: int | None = None
+    last_product: str | None = None
+    topic: str | None = None
+    guide: str | None = None
+
+
+class TurnMode(Protocol):
+    """One way of mapping a request to tool calls."""
+
+    name: str
+
+    def handle(self, ctx: TurnContext) -> ModeOutcome: ...

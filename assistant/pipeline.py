@@ -1,0 +1,268 @@
+"""A turn, end to end: normalise → input guard → code-handled phrases → mode → policy → reply
+→ output guard → media → audit (DESIGN.md, "A turn, end to end").
+
+``run_turn`` is the one entry point for the REST API, the websocket, Alexa, the ``turn``
+command and the benchmark. It emits typed events as it goes and returns the public answer; a
+failure in any stage becomes an error event and a short reply, never a stack trace, and a mode
+that fails midway leaves the ledger as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from django.db import transaction
+
+from assistant import model_log, phrases, replies
+from assistant.conversations import conversation_for
+from assistant.grounding import Catalog, ground
+from assistant.lexicon import lexicon_for
+from assistant.modes.base import ModeOutcome, TurnContext, TurnMode
+from assistant.normalize import normalize
+from assistant.policy import OwnerWords, OwnerWordsPolicy
+from assistant.router_prompt import router_pack
+from assistant.types import Event, EventKind, Mode, Outcome, Stage, TurnInput, TurnResult
+from audit.models import Record
+from audit.turns import event_record, model_call_record, turn_finish, turn_start
+from ledger import selectors
+from ledger.errors import LedgerError
+from ledger.services import draft_decline
+from mcp_gateway.execution import execute_tool
+from mcp_gateway.policy import Caller
+from tenants.context import use_store
+from tenants.models import Store
+
+logger = logging.getLogger(__name__)
+
+MAX_TEXT = 500
+TURN_FAILED = "Sorry, something went wrong on my side. Nothing was changed; please try again."
+OUTPUT_BLOCKED = "I can't help with that. For anything about health or medicine, please ask a doctor."
+ASSISTANT_SCOPES = frozenset({"mcp"})
+# Only code, on the owner's fresh yes, confirms a draft: this grant never reaches a model's calls.
+CONFIRM_SCOPES = frozenset({"mcp", "orders:confirm"})
+
+
+def _mode(name: str) -> TurnMode:
+    if name == Mode.ROUTER:
+        from assistant.modes.router import RouterMode
+
+        return RouterMode()
+    if name == Mode.NATIVE:
+        from assistant.modes.native import NativeMode
+
+        return NativeMode()
+    if name == Mode.SMALL:
+        from assistant.modes.small import SmallMode
+
+        return SmallMode()
+    raise ValueError(f"Unknown mode {name!r}.")
+
+
+class _Turn:
+    """The running turn: its clock, its events and its stage timings."""
+
+    def __init__(self, on_event: Callable[[Event], None] | None) -> None:
+        self.started = time.perf_counter()
+        self.events: list[Event] = []
+        self.stages: dict[str, float] = {}
+        self.on_event = on_event
+
+    def emit(self, kind: EventKind, data: dict) -> None:
+        event = Event(kind=kind, data=data, at_ms=(time.perf_counter() - self.started) * 1000)
+        self.events.append(event)
+        if self.on_event is not None:
+            try:
+                self.on_event(event)
+            except Exception:  # a listener (a closed websocket) must not break the turn
+                logger.exception("Turn event listener failed")
+
+    @contextmanager
+    def stage(self, stage: Stage) -> Iterator[None]:
+        began = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stages[str(stage)] = round(self.stages.get(str(stage), 0.0) + (time.perf_counter() - began) * 1000, 1)
+
+    @property
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter() - self.started) * 1000
+
+
+def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None] | None = None) -> TurnResult:
+    """Run one owner request for ``store`` and return the public answer (see ``TurnResult``)."""
+    from assistant.guard import REFUSAL, get_guard
+
+    clock = _Turn(on_event)
+    text = " ".join(turn.text.split())[:MAX_TEXT]
+    mode_name = str(turn.mode)
+    with use_store(store), transaction.atomic():
+        conversation = conversation_for(store=store, key=turn.conversation, mode=mode_name)
+        index = conversation.turns + 1
+        audit_turn = turn_start(
+            store=store, conversation=conversation.key, index=index, mode=mode_name, channel=turn.channel,
+            actor=turn.actor, text=text,
+        )
+    result = TurnResult(conversation=conversation.key, turn=index, mode=mode_name, transcript=text, normalized=text)
+    outcome: ModeOutcome | None = None
+    with use_store(store), model_log.collect(on_record=lambda exchange: model_call_record(turn=audit_turn, exchange=exchange)):
+        try:
+            with transaction.atomic():
+                conversation = conversation_for(store=store, key=conversation.key, mode=mode_name)
+                outcome = _run(store, turn, text, conversation, audit_turn, clock, result, REFUSAL, get_guard)
+                _remember(conversation, index, outcome)
+        except Exception as exc:  # any stage: an error event and a short reply; the ledger rolled back
+            logger.exception("Turn %s/%s failed", conversation.key, index)
+            clock.emit(EventKind.ERROR, {"message": TURN_FAILED})
+            outcome = ModeOutcome(action=None, reply=TURN_FAILED, outcome=Outcome.ERROR)
+            result.tool_calls = []
+            event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="error", data={"error": type(exc).__name__},
+                         outcome=Record.Outcome.ERROR, error=str(exc)[:500])
+        result.action = outcome.action
+        result.reply = outcome.reply
+        result.media = [item.as_dict() for item in outcome.media]
+        result.pending_draft = _pending_draft(store, conversation.key)
+        result.outcome = str(outcome.outcome)
+        clock.emit(EventKind.REPLY, {"text": outcome.reply, "outcome": str(outcome.outcome)})
+        for item in result.media:
+            clock.emit(EventKind.MEDIA, item)
+        with clock.stage(Stage.AUDIT):
+            result.stages = clock.stages
+            result.latency_ms = clock.elapsed_ms
+            turn_finish(
+                turn=audit_turn, normalized=result.normalized, action=result.action, reply=result.reply,
+                outcome=result.outcome, latency_ms=result.latency_ms, stages=clock.stages, result=result.as_dict(),
+            )
+        clock.emit(EventKind.DONE, {"latency_ms": round(result.latency_ms, 1), "stages": clock.stages})
+    return result
+
+
+def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, get_guard) -> ModeOutcome:
+    with clock.stage(Stage.NORMALIZE):
+        lexicon = lexicon_for(store.business_type.slug)
+        words = normalize(text, lexicon)
+        result.normalized = words.text
+        clock.emit(EventKind.TRANSCRIPT, {"text": text, "normalized": words.text, **(turn.transcript or {})})
+
+    with clock.stage(Stage.INPUT_GUARD):
+        verdict = get_guard().check_input(words.text)
+        result.guard["input"] = verdict.as_dict()
+        clock.emit(EventKind.GUARD, {"stage": "input", **verdict.as_dict()})
+        event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="input_guard", data=verdict.as_dict(),
+                     duration_ms=verdict.duration_ms)
+        if not verdict.safe:
+            return ModeOutcome(action=None, reply=refusal, outcome=Outcome.BLOCKED)
+
+    catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
+    draft_fresh = bool(conversation.pending_draft_id) and conversation.draft_offered_turn == conversation.turns
+    owner_words = OwnerWords(text=words.text, numbers=words.numbers, draft_just_offered=draft_fresh)
+    ctx = TurnContext(
+        store=store, state=conversation, words=words, catalog=catalog, lexicon=lexicon, mode=str(turn.mode),
+        turn_index=conversation.turns + 1,
+        caller=Caller(channel="assistant", actor=f"assistant:{turn.mode}", scopes=ASSISTANT_SCOPES,
+                      conversation=conversation.key, mode=str(turn.mode), turn_id=audit_turn.pk),
+        policy=OwnerWordsPolicy(owner_words), emit=clock.emit,
+    )
+
+    with clock.stage(Stage.CODE_PHRASES):
+        handled = _code_phrases(ctx, draft_fresh)
+    if handled is not None:
+        outcome = handled
+    else:
+        with clock.stage(Stage.MODE):
+            outcome = _mode(str(turn.mode)).handle(ctx)
+    result.tool_calls = [view.as_dict() for view in ctx.tool_calls]
+
+    if outcome.model_written:
+        with clock.stage(Stage.OUTPUT_GUARD):
+            verdict = get_guard().check_output(words.text, outcome.reply)
+            result.guard["output"] = verdict.as_dict()
+            clock.emit(EventKind.GUARD, {"stage": "output", **verdict.as_dict()})
+            event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="output_guard",
+                         data={**verdict.as_dict(), "reply": outcome.reply}, duration_ms=verdict.duration_ms)
+            if not verdict.safe:
+                outcome.reply = OUTPUT_BLOCKED
+    return outcome
+
+
+def _code_phrases(ctx: TurnContext, draft_fresh: bool) -> ModeOutcome | None:
+    """The launch phrase, and a yes or no to the draft on offer: no model involved."""
+    if phrases.is_launch(ctx.words.text):
+        pack = router_pack(ctx.store.business_type.slug)
+        reply = pack.launch_reply.format(owner=ctx.store.owner_name or "there", store=ctx.store.name)
+        return ModeOutcome(action="launch", reply=reply)
+    names_products = bool(
+        ground(ctx.words.text, catalog=ctx.catalog, lexicon=ctx.lexicon).products
+    )
+    answer = phrases.yes_or_no(ctx.words.text, names_products=names_products)
+    if answer == phrases.Reply.OTHER:
+        return None
+    draft_id = ctx.state.pending_draft_id
+    pending = selectors.draft_pending(store=ctx.store) if draft_id else None
+    if pending is None or pending.pk != draft_id:
+        if answer == phrases.Reply.YES:
+            return ModeOutcome(action="confirm", reply="There's no order waiting for a yes right now.")
+        return ModeOutcome(action="decline", reply="Okay, no problem.")
+    if answer == phrases.Reply.NO:
+        try:
+            draft_decline(store=ctx.store, draft_id=draft_id, actor=ctx.caller.actor)
+        except LedgerError as exc:
+            return ModeOutcome(action="decline", reply=exc.message, outcome=Outcome.ERROR)
+        return ModeOutcome(action="decline", reply="Okay, I've dropped that draft. Nothing was ordered.")
+    if not draft_fresh:
+        return ModeOutcome(
+            action="confirm",
+            reply="That draft is waiting in your approvals. Ask me to reorder again, or approve it there.",
+        )
+    confirm_caller = Caller(channel="assistant", actor=ctx.caller.actor.replace("assistant:", "owner-yes:"),
+                            scopes=CONFIRM_SCOPES, conversation=ctx.caller.conversation, mode=ctx.caller.mode,
+                            turn_id=ctx.caller.turn_id)
+    result = execute_tool("place_reorder", {"confirmed": True, "draftId": draft_id}, store=ctx.store,
+                          caller=confirm_caller, idempotency_key=f"confirm-{draft_id}")
+    from assistant.types import ToolCallView
+
+    view = ToolCallView(tool="place_reorder", arguments={"confirmed": True, "draftId": draft_id}, result=result.data,
+                        ok=result.ok, error="" if result.ok else result.message)
+    ctx.tool_calls.append(view)
+    ctx.emit(EventKind.TOOL_CALL, {**view.as_dict(), "outcome": result.outcome})
+    if not result.ok or not result.data.get("confirmed"):
+        return ModeOutcome(action="confirm", reply=f"I couldn't place it: {result.message or 'the draft is gone'}",
+                           outcome=Outcome.ERROR)
+    return ModeOutcome(action="confirm", reply=replies.order_placed(result.data))
+
+
+def _remember(conversation, index: int, outcome: ModeOutcome) -> None:
+    conversation.turns = index
+    if outcome.action and outcome.action not in ("confirm", "decline", "launch"):
+        conversation.last_action = outcome.action
+    if outcome.last_product:
+        conversation.last_product = outcome.last_product
+    if outcome.topic:
+        conversation.last_topic = outcome.topic
+    if outcome.guide:
+        conversation.played_guides = [*conversation.played_guides, outcome.guide][-20:]
+    if outcome.offered_draft_id:
+        conversation.pending_draft_id = outcome.offered_draft_id
+        conversation.draft_offered_turn = index
+    elif outcome.action in ("confirm", "decline") and outcome.outcome == Outcome.ANSWERED:
+        conversation.pending_draft_id = None
+        conversation.draft_offered_turn = None
+    conversation.save()
+
+
+def _pending_draft(store: Store, conversation: str) -> dict | None:
+    draft = selectors.draft_pending(store=store)
+    if draft is None:
+        return None
+    return {
+        "id": draft.pk,
+        "status": draft.status,
+        "supplier": draft.supplier,
+        "est_total": f"{draft.est_total:.2f}",
+        "lines": [{"product": line.product.name, "qty": line.qty, "est_cost": f"{line.est_cost:.2f}"}
+                  for line in draft.lines.all()],
+        "expires_at": draft.expires_at.isoformat(),
+    }

@@ -1,0 +1,60 @@
+"""Writing a turn's audit: the turn row, its model calls and guard verdicts, in the order they happen."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from audit.models import Record, Turn
+from tenants.models import Store
+
+
+def _json_safe(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def turn_start(*, store: Store, conversation: str, index: int, mode: str, channel: str, actor: str, text: str) -> Turn:
+    """Open the turn's row first, so its tool calls can point at it."""
+    return Turn.objects.create(
+        store=store, conversation=conversation, index=index, mode=mode, channel=channel, actor=actor,
+        text=text[:4000], outcome="running",
+    )
+
+
+def turn_finish(
+    *, turn: Turn, normalized: str, action: str | None, reply: str, outcome: str, latency_ms: float,
+    stages: dict[str, float], result: dict[str, Any],
+) -> Turn:
+    turn.normalized = normalized
+    turn.action = action or ""
+    turn.reply = reply
+    turn.outcome = outcome
+    turn.latency_ms = latency_ms
+    turn.stages = stages
+    turn.result = _json_safe(result)
+    turn.save(update_fields=["normalized", "action", "reply", "outcome", "latency_ms", "stages", "result"])
+    return turn
+
+
+def model_call_record(*, turn: Turn, exchange: Any) -> Record:
+    """One model request and response (prompt, parameters, output, duration, tokens)."""
+    return Record.objects.create(
+        store_id=turn.store_id, turn=turn, conversation=turn.conversation, kind=Record.Kind.MODEL_CALL,
+        channel=turn.channel, mode=turn.mode, actor=turn.actor, name=exchange.role,
+        arguments=_json_safe(exchange.request), result=_json_safe(exchange.response), outcome=Record.Outcome.OK,
+        duration_ms=exchange.duration_ms,
+        data={
+            "purpose": exchange.purpose, "backend": exchange.backend, "model": exchange.model,
+            "prompt_tokens": exchange.prompt_tokens, "completion_tokens": exchange.completion_tokens,
+        },
+    )
+
+
+def event_record(*, turn: Turn, kind: str, name: str, data: dict[str, Any], duration_ms: float = 0.0,
+                 outcome: str = Record.Outcome.OK, error: str = "") -> Record:
+    """A guard verdict or another step of the turn that is not a tool or model call."""
+    return Record.objects.create(
+        store_id=turn.store_id, turn=turn, conversation=turn.conversation, kind=kind, channel=turn.channel,
+        mode=turn.mode, actor=turn.actor, name=name, result=_json_safe(data), outcome=outcome, error=error,
+        duration_ms=duration_ms,
+    )
