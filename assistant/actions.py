@@ -18,6 +18,7 @@ from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.types import Outcome
 
 CLARIFY_PRODUCT = "Which product do you mean?"
+_ALL_LOW = re.compile(r"\b(all|everything|every|low|whatever|anything)\b")
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,8 @@ def draft_restock(ctx: TurnContext, decision: Decision) -> ModeOutcome:
                 if qty <= 0:
                     qty = lookup.data["product"]["parLevel"] or 1
             items.append({"item": ref.name, "qty": qty})
-    elif grounding.unknown and decision.item:  # the owner named something the store lacks
+    elif grounding.unknown and decision.item and not _ALL_LOW.search(ctx.words.text):
+        # the owner named something the store lacks ("all the low stuff" is not a product)
         return ModeOutcome(action="draft_restock", reply=replies.not_carried(grounding.unknown))
     else:
         # Restocking all low items needs today's numbers: close the day first.

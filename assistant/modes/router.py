@@ -26,6 +26,10 @@ _LOOKUP = re.compile(
     r"\b(where|which (aisle|shelf)|how (many|much)|price|cost|stock|left|do we (have|carry|sell)|"
     r"is there|are there|any)\b"
 )
+_NUTRITION = re.compile(
+    r"\b(protein|fib(re|er)|iron|vitamins?|calcium|calories|nutrition|nutritious|nutrients?|healthy|healthiest)\b"
+)
+_LIST = re.compile(r"\b(list|catalog(ue)?|products|everything|all|what (do|else do) we (sell|carry|have|stock))\b")
 _VIDEO = re.compile(r"\b(video|film|movie|clip|walkthrough)\b")
 _EMAIL = re.compile(r"\b(e-?mail|mail me|send me|inbox)\b")
 CLARIFY = "Sorry, I didn't catch that. Could you say it another way?"
@@ -113,6 +117,12 @@ def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, G
         decision = replace(decision, action="find_product", ask=decision.ask or "available")
     elif action == "draft_restock" and named and not OwnerWords(text=text, numbers=words.numbers).asks_order:
         decision = replace(decision, action="find_product", ask=decision.ask or "available")
+    elif action in ("list_products", "find_product", "general") and not named and _NUTRITION.search(text):
+        # Food and nutrition questions are answered by the nutrition guides (the pack's action 9).
+        decision = replace(decision, action="play_guide", topic="nutrition")
+    elif action == "list_products" and not named and not grounding.group and not _LIST.search(text):
+        # A list needs words asking for one; "how many grams are in a pound" is a general question.
+        decision = replace(decision, action="general")
     elif action == "play_guide" and _VIDEO.search(text):
         decision = replace(decision, action="play_demo")
     elif action in ("todays_sales", "list_products", "low_stock", "store_health") and _EMAIL.search(text):
