@@ -24,13 +24,20 @@ from assistant.modes.base import ModeOutcome, TurnContext, TurnMode
 from assistant.normalize import normalize
 from assistant.policy import OwnerWords, OwnerWordsPolicy
 from assistant.router_prompt import router_pack
-from assistant.types import Event, EventKind, Mode, Outcome, Stage, TurnInput, TurnResult
+from assistant.types import (
+    Event,
+    EventKind,
+    Mode,
+    Outcome,
+    Stage,
+    TurnInput,
+    TurnResult,
+)
 from audit.models import Record
 from audit.turns import event_record, model_call_record, turn_finish, turn_start
 from ledger import selectors
 from ledger.errors import LedgerError
 from ledger.services import draft_decline
-from mcp_gateway.execution import execute_tool
 from mcp_gateway.policy import Caller
 from tenants.context import use_store
 from tenants.models import Store
@@ -220,14 +227,8 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool) -> ModeOutcome | None:
     confirm_caller = Caller(channel="assistant", actor=ctx.caller.actor.replace("assistant:", "owner-yes:"),
                             scopes=CONFIRM_SCOPES, conversation=ctx.caller.conversation, mode=ctx.caller.mode,
                             turn_id=ctx.caller.turn_id)
-    result = execute_tool("place_reorder", {"confirmed": True, "draftId": draft_id}, store=ctx.store,
-                          caller=confirm_caller, idempotency_key=f"confirm-{draft_id}")
-    from assistant.types import ToolCallView
-
-    view = ToolCallView(tool="place_reorder", arguments={"confirmed": True, "draftId": draft_id}, result=result.data,
-                        ok=result.ok, error="" if result.ok else result.message)
-    ctx.tool_calls.append(view)
-    ctx.emit(EventKind.TOOL_CALL, {**view.as_dict(), "outcome": result.outcome})
+    result = ctx.call_tool("place_reorder", {"confirmed": True, "draftId": draft_id}, caller=confirm_caller,
+                           policy=None, idempotency_key=f"confirm-{draft_id}")
     if not result.ok or not result.data.get("confirmed"):
         return ModeOutcome(action="confirm", reply=f"I couldn't place it: {result.message or 'the draft is gone'}",
                            outcome=Outcome.ERROR)

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from tenants.models import Store
 
 
+_TURN_POLICY: Any = object()  # "use the turn's own policy" (None means no extra policy)
+
+
 @dataclass
 class TurnContext:
     """One turn as a mode sees it. Tool calls go through ``call_tool`` only: the gateway's
@@ -39,12 +42,19 @@ class TurnContext:
     tool_calls: list[ToolCallView] = field(default_factory=list)
     results: list[ToolResult] = field(default_factory=list)
 
-    def call_tool(self, name: str, arguments: dict[str, Any] | None) -> ToolResult:
-        """Run one MCP tool for this store through the gateway, as the assistant, under the policy."""
+    def call_tool(
+        self, name: str, arguments: dict[str, Any] | None, *, caller: Caller | None = None,
+        policy: Any = _TURN_POLICY, idempotency_key: str = "",
+    ) -> ToolResult:
+        """Run one MCP tool for this store through the gateway, audited under this turn.
+
+        By default as the assistant under the owner-words policy; the code that handles the
+        owner's "yes" passes its own caller (with the confirm grant) and no extra policy.
+        """
         started = time.perf_counter()
-        key = ""
         result = execute_tool(
-            name, arguments, store=self.store, caller=self.caller, policy=self.policy, idempotency_key=key
+            name, arguments, store=self.store, caller=caller or self.caller,
+            policy=self.policy if policy is _TURN_POLICY else policy, idempotency_key=idempotency_key,
         )
         view = ToolCallView(
             tool=name,
