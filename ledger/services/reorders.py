@@ -141,6 +141,18 @@ def _refusal(draft: ReorderDraft, at: dt.datetime, verb: str) -> InvalidTransiti
     return InvalidTransition(message % {"verb": verb}, status=status)
 
 
+def _draft_to_decide(*, store: Store, pk: int, at: dt.datetime, verb: str) -> tuple[ReorderDraft, InvalidTransition | None]:
+    """The draft locked for a yes or no, and why it cannot take one (None when it can).
+
+    Runs inside the caller's transaction. Raises:
+        NotFound: no such draft in this store.
+    """
+    draft = ReorderDraft.objects.select_for_update().filter(store=store, pk=pk).first()
+    if draft is None:
+        raise NotFound("draft")
+    return draft, _refusal(draft, at, verb)
+
+
 def draft_confirm(*, store: Store, draft_id: int | str, actor: str, now: dt.datetime | None = None) -> Order:
     """Confirm the store's pending draft with exactly this id and place its order.
 
@@ -153,10 +165,7 @@ def draft_confirm(*, store: Store, draft_id: int | str, actor: str, now: dt.date
     pk = row_id(draft_id, "draft")
     with store_scope(store, what="draft"):
         with transaction.atomic():
-            draft = ReorderDraft.objects.select_for_update().filter(store=store, pk=pk).first()
-            if draft is None:
-                raise NotFound("draft")
-            refusal = _refusal(draft, at, _("confirmed"))
+            draft, refusal = _draft_to_decide(store=store, pk=pk, at=at, verb=_("confirmed"))
             if refusal is None:
                 lines = list(DraftLine.objects.filter(store=store, draft=draft).order_by("id"))
                 order = Order.objects.create(
@@ -200,10 +209,7 @@ def draft_decline(*, store: Store, draft_id: int | str, actor: str, now: dt.date
     pk = row_id(draft_id, "draft")
     with store_scope(store, what="draft"):
         with transaction.atomic():
-            draft = ReorderDraft.objects.select_for_update().filter(store=store, pk=pk).first()
-            if draft is None:
-                raise NotFound("draft")
-            refusal = _refusal(draft, at, _("declined"))
+            draft, refusal = _draft_to_decide(store=store, pk=pk, at=at, verb=_("declined"))
             if refusal is None:
                 draft.status, draft.decided_at, draft.decided_by = ReorderDraft.Status.DECLINED, at, actor
                 draft.save(update_fields=["status", "decided_at", "decided_by"])
