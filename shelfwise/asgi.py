@@ -7,7 +7,11 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shelfwise.settings")
 django_asgi = get_asgi_application()
 
-from channels.routing import ProtocolTypeRouter  # noqa: E402
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from assistant.routing import websocket_urlpatterns  # noqa: E402
 
 from mcp_gateway.asgi import McpGateway  # noqa: E402
 
@@ -16,7 +20,14 @@ from mcp_gateway.asgi import McpGateway  # noqa: E402
 # gets the gateway started on its first MCP request.
 http_app = McpGateway(django_asgi)
 
-application = ProtocolTypeRouter({"http": http_app, "lifespan": http_app.lifespan})
+application = ProtocolTypeRouter(
+    {
+        "http": http_app,
+        "lifespan": http_app.lifespan,
+        # Websockets carry the signed-in owner's session: same-origin only.
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    }
+)
 
 if os.environ.get("SHELFWISE_WARM_UP", "").lower() in ("1", "true", "yes", "on"):
     # `make run` sets this: load the models and fill the prompt cache before the first turn.

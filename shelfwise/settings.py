@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "worker",
     "assistant",
     "mcp_gateway",
+    "dashboard",
 ]
 
 MIDDLEWARE = [

@@ -11,6 +11,17 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("app/", include("tenants.urls")),
+    # Owner workspace (inventory, sales, approvals, orders, reports, assistant history) and the talk page.
+    path("app/", include("dashboard.urls.owner")),
+    path("app/talk/", include("dashboard.urls.talk")),
+    # The customer shelf finder: public, per store.
+    path("s/", include("dashboard.urls.public")),
+    # The platform admin's stores, audit explorer and per-mode metrics (staff users).
+    path("ops/", include("dashboard.urls.ops")),
+    # Vendors: business types, their actions, lexicon and generated prompts.
+    path("vendors/", include("dashboard.urls.vendor")),
+    # Alexa custom skill endpoint (signed requests; the store from account linking).
+    path("alexa/", include("assistant.alexa.urls")),
     path("healthz", healthz, name="healthz"),
     path("api/v1/", include("ledger.api_urls")),
     path("api/v1/", include("assistant.api_urls")),
