@@ -71,3 +71,121 @@ def one_line(text: str, limit: int = RESULT_LIMIT) -> str:
     """``text`` on one line, cut at ``limit`` characters."""
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+# ---------------------------------------------------------------------------------------------
+# Records and training steps (shared by the data generator, the trainer and the runtime)
+
+#: What each tag is called in a record's ``lines`` (``{"tag": "Call", ...}``).
+TAG_NAMES = {"Catalog": CATALOG, "Owner": OWNER, "Call": CALL, "Result": RESULT, "Answer": ANSWER}
+#: Lines the model writes; every other line is written by code.
+MODEL_TAGS = frozenset({"Call", "Answer"})
+#: A prompt for the model's next line ends here; the model writes the tag word itself
+#: ("Call: ..." or "Answer: ..."), so choosing between a call and an answer is learned too.
+NEXT = "### "
+
+
+def _tag_text(line: Any) -> tuple[str, str]:
+    if isinstance(line, dict):
+        return str(line["tag"]), str(line["text"])
+    tag, text = line[0], line[1]
+    return str(tag), str(text)
+
+
+def render(lines: Any) -> str:
+    """The protocol text of ``lines``: one ``### Tag: text`` line each, every line ending in a newline.
+
+    ``lines`` are record lines (``{"tag": "Owner", "text": ...}``) or ``(tag, text)`` pairs; tags
+    are the short names of ``TAG_NAMES``. Texts are flattened to one line.
+    """
+    out = []
+    for line in lines:
+        tag, text = _tag_text(line)
+        out.append(TAG_NAMES[tag] + " ".join(text.split()) + "\n")
+    return "".join(out)
+
+
+def steps(record: Any, *, tag_in_prompt: bool = False) -> list[tuple[str, str]]:
+    """The supervised steps of one record: ``(prompt, completion)`` per trainable line, in order.
+
+    A trainable line is a ``Call`` or ``Answer`` line of the record's final turn (its
+    ``"train": true``); earlier turns are context only. For each:
+
+    - ``prompt`` = every line before it, rendered (``render``), then ``NEXT`` ("### ");
+    - ``completion`` = the line's tag word, ": ", its text and a newline, e.g.
+      ``'Call: get_inventory {"item": "Jaggery"}\\n'`` or ``'Answer: Jaggery is in Aisle 1.\\n'``.
+
+    So prompt + completion is the rendered text up to and including that line, and the loss
+    goes on the completion only. With ``tag_in_prompt=True`` the tag moves into the prompt
+    (prompt ends ``"### Call: "``, completion is the text and newline): the runtime uses that
+    form to force a call line. ``record`` is a record dict or just its ``lines`` list.
+    """
+    lines = record["lines"] if isinstance(record, dict) else record
+    out: list[tuple[str, str]] = []
+    for i, line in enumerate(lines):
+        train = line.get("train", False) if isinstance(line, dict) else False
+        tag, text = _tag_text(line)
+        if not train or tag not in MODEL_TAGS:
+            continue
+        before = render(lines[:i])
+        flat = " ".join(text.split())
+        if tag_in_prompt:
+            out.append((before + TAG_NAMES[tag], flat + "\n"))
+        else:
+            out.append((before + NEXT, f"{tag}: {flat}\n"))
+    return out
+
+
+def parse_next(completion: str) -> tuple[str, str] | None:
+    """A model's next line (after ``NEXT``) as ``(tag, text)``: ``("Call", ...)`` or ``("Answer", ...)``, else None."""
+    first = completion.split("\n", 1)[0].strip()
+    for tag in MODEL_TAGS:
+        if first.startswith(tag + ":"):
+            return tag, first[len(tag) + 1 :].strip()
+    return None
+
+
+def catalog_line_names(
+    catalog: Any, text: str, last_product: str | None = None, limit: int = CATALOG_LIMIT, *, lexicon: Any = None,
+    seed: Any = None,
+) -> list[str]:
+    """The product names for a turn's ``### Catalog:`` line, at most ``limit``, best first.
+
+    In order: the products the owner's words ground to (``assistant.grounding.ground``: named
+    products, then ambiguous ones, then the named group's products), the last product, the
+    catalog's own shortlist for the words (``Catalog.shortlist``), then other products in an
+    order fixed by ``seed`` (default: the text), so the same turn always gets the same line.
+    ``catalog`` is an ``assistant.grounding.Catalog``; ``lexicon`` defaults to the catalog's.
+    """
+    import random
+    import zlib
+
+    from assistant.grounding import ground
+
+    lexicon = lexicon or getattr(catalog, "lexicon", None)
+    names: list[str] = []
+
+    def add(name: str | None) -> None:
+        if name and name not in names and len(names) < limit:
+            names.append(name)
+
+    if lexicon is not None and text:
+        grounding = ground(text, catalog=catalog, lexicon=lexicon, last_product=last_product)
+        for ref in grounding.products + grounding.ambiguous:
+            add(ref.name)
+        if grounding.group:
+            for entry in catalog.entries:
+                if entry.category == grounding.group:
+                    add(entry.name)
+    if last_product:
+        entry = catalog.entry_named(last_product)
+        add(entry.name if entry is not None else None)
+    if len(catalog.entries) > limit:
+        for entry in catalog.shortlist(text or "", limit=limit, lexicon=lexicon):
+            add(entry.name)
+    others = [entry.name for entry in catalog.entries if entry.name not in names]
+    key = seed if seed is not None else zlib.crc32((text or "").encode())
+    random.Random(key).shuffle(others)
+    for name in others:
+        add(name)
+    return names
