@@ -16,6 +16,7 @@ from shelfwise.env import (
     env_bool,
     env_database,
     env_email,
+    env_float,
     env_int,
     env_list,
     env_redis_url,
@@ -206,6 +207,16 @@ DEMO_OWNER_PASSWORD = env_str("DEMO_OWNER_PASSWORD", "little-india-demo")
 # How long a reorder draft waits for the owner's yes before it expires.
 DRAFT_TTL_MINUTES = env_int("DRAFT_TTL_MINUTES", 60, minimum=1, maximum=7 * 24 * 60)
 TOKEN_RATE_LIMIT_PER_MINUTE = env_int("TOKEN_RATE_LIMIT_PER_MINUTE", 120, minimum=1)
+
+# The Alexa custom skill endpoint (/alexa/): requests must name this skill id; with none set, every
+# request is refused. ALEXA_VERIFY=false skips the certificate, signature and timestamp checks, and
+# is allowed only with DEBUG on. Extra trusted roots (PEM) join the certifi bundle.
+ALEXA_SKILL_ID = env_str("ALEXA_SKILL_ID", "").strip()
+ALEXA_VERIFY = env_bool("ALEXA_VERIFY", True)
+if not ALEXA_VERIFY and not DEBUG:
+    raise ImproperlyConfigured("ALEXA_VERIFY=false is allowed only with DEBUG=true: Alexa requests must be verified.")
+ALEXA_EXTRA_ROOTS_PEM_FILE = env_str("ALEXA_EXTRA_ROOTS_PEM_FILE", "")
+ALEXA_CERT_FETCH_TIMEOUT = env_float("ALEXA_CERT_FETCH_TIMEOUT", 3.0, minimum=0.1)
 
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE

@@ -1,5 +1,9 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from assistant.alexa import views
 
 app_name = "alexa"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.skill, name="skill"),
+]
