@@ -1,5 +1,9 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from dashboard.views import public
 
 app_name = "public"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("<slug:store_slug>/find", public.shelf_finder, name="shelf-finder"),
+]

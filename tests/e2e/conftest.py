@@ -31,8 +31,23 @@ def chromium_args() -> list[str]:
     return []
 
 
-@pytest.fixture(scope="module")
-def browser(chromium_args):
+@pytest.fixture(autouse=True)
+def _sync_database_beside_playwright() -> Iterator[None]:
+    """Playwright's sync API keeps an event loop in the test thread; Django then refuses the test's
+    own ORM calls. They are plain synchronous calls in that thread, so allow them here."""
+    saved = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    yield
+    if saved is None:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved
+
+
+@pytest.fixture
+def browser(chromium_args, transactional_db):
+    """Chromium per test, started after the test database is set up and its migrated rows restored
+    (a module-scoped browser starts Playwright's event loop first, and the restore is skipped)."""
     if not CHROMIUM:
         pytest.skip("Chromium is not installed (apt-get install chromium chromium-driver).")
     from playwright.sync_api import sync_playwright

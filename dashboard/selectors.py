@@ -1,0 +1,260 @@
+"""Page-shaped reads for the owner workspace and the shelf finder, built on ``ledger.selectors``.
+
+Every function takes the store and reads only its rows. Lists are bounded (a page shows the most
+recent rows) and come back evaluated with what the page needs prefetched, so a page's number of
+queries does not grow with the catalog, the journal or the history.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.db.models import Prefetch
+
+from assistant.grounding import Catalog, ground
+from assistant.lexicon import LexiconError, lexicon_for
+from audit.models import Record, Turn
+from ledger import selectors as ledger_selectors
+from ledger.models import (
+    Order,
+    OrderLine,
+    Product,
+    ReorderDraft,
+    ReportDelivery,
+    StockEntry,
+)
+from ledger.scope import store_scope
+from tenants.models import Store, StoreToken
+
+JOURNAL_LIMIT = 200
+ORDERS_LIMIT = 50
+DECIDED_LIMIT = 20
+DELIVERIES_LIMIT = 20
+TURNS_LIMIT = 40
+FINDER_RESULTS = 4
+FINDER_GROUP_LIMIT = 12
+
+
+# ---------------------------------------------------------------------------------------------
+# Inventory
+
+
+def _low_first(products: Iterable[Product]) -> list[Product]:
+    # Low items first, the emptiest (relative to its reorder point) at the top; then by name.
+    def key(p: Product) -> tuple:
+        if p.is_low:
+            return (0, p.stock / max(p.reorder_point, 1), p.name.casefold())
+        return (1, 0.0, p.name.casefold())
+
+    return sorted(products, key=key)
+
+
+def inventory_rows(*, store: Store, search: str | None = None, low_only: bool = False) -> list[Product]:
+    """The store's active products for the inventory table: low items first, then by name."""
+    return _low_first(ledger_selectors.product_list(store=store, search=search, low_only=low_only))
+
+
+def journal_recent(*, store: Store, product: Product, limit: int = JOURNAL_LIMIT) -> list[StockEntry]:
+    """The product's latest stock journal entries, newest first.
+
+    Raises:
+        NotFound: the product is not this store's.
+    """
+    from ledger.errors import NotFound
+
+    if product.store_id != store.pk:
+        raise NotFound("product")
+    with store_scope(store, what="product"):
+        return list(StockEntry.objects.filter(store=store, product_id=product.pk).order_by("-created_at", "-id")[:limit])
+
+
+# ---------------------------------------------------------------------------------------------
+# Who did it: "user:12", "token:ab12", "assistant:router", "system:seed" in words
+
+
+def actor_names(*, store: Store, actors: Iterable[str]) -> dict[str, str]:
+    """Readable names for actor strings: a user's email, a token's name, "Assistant (router)".
+
+    At most two queries whatever the number of actors; ids of users or tokens outside the store
+    are shown as they are.
+    """
+    actors = {a for a in actors if a}
+    user_ids = {int(a.split(":", 1)[1]) for a in actors if a.startswith("user:") and a.split(":", 1)[1].isdigit()}
+    prefixes = {a.split(":", 1)[1] for a in actors if a.startswith("token:")}
+    users = {}
+    if user_ids:
+        users = {
+            u.pk: (u.get_full_name() or u.email or u.get_username())
+            for u in get_user_model().objects.filter(pk__in=user_ids, memberships__store=store)
+        }
+    tokens = {}
+    if prefixes:
+        tokens = {t.prefix: t.name for t in StoreToken.objects.filter(store=store, prefix__in=prefixes)}
+    names: dict[str, str] = {}
+    for actor in actors:
+        kind, _sep, rest = actor.partition(":")
+        if kind == "user" and rest.isdigit() and int(rest) in users:
+            names[actor] = users[int(rest)]
+        elif kind == "token" and rest in tokens:
+            names[actor] = f"token “{tokens[rest]}”"
+        elif kind == "assistant":
+            names[actor] = f"Assistant ({rest})" if rest else "Assistant"
+        elif kind == "system":
+            names[actor] = "System" if rest in {"", "seed"} else f"System ({rest})"
+        else:
+            names[actor] = actor
+    return names
+
+
+# ---------------------------------------------------------------------------------------------
+# Approvals, orders, reports
+
+
+def drafts_pending(*, store: Store) -> list[ReorderDraft]:
+    """Drafts waiting for a yes or no, newest first, with lines and products."""
+    return ledger_selectors.draft_list(store=store, status=ReorderDraft.Status.PENDING)
+
+
+def drafts_decided(*, store: Store, limit: int = DECIDED_LIMIT) -> list[ReorderDraft]:
+    """The most recently decided drafts (confirmed, declined, expired, replaced), newest decision first."""
+    with store_scope(store, what="draft"):
+        return list(
+            ReorderDraft.objects.filter(store=store)
+            .exclude(status=ReorderDraft.Status.PENDING)
+            .order_by("-decided_at", "-id")[:limit]
+        )
+
+
+def orders_recent(*, store: Store, limit: int = ORDERS_LIMIT) -> list[Order]:
+    """The store's latest orders with their lines, newest first."""
+    with store_scope(store, what="order"):
+        return list(
+            Order.objects.filter(store=store)
+            .prefetch_related(Prefetch("lines", queryset=OrderLine.objects.select_related("product").order_by("id")))
+            .order_by("-placed_at", "-id")[:limit]
+        )
+
+
+def deliveries_recent(*, store: Store, limit: int = DELIVERIES_LIMIT) -> list[ReportDelivery]:
+    """The reports emailed for the store, newest first."""
+    with store_scope(store):
+        return list(ReportDelivery.objects.filter(store=store).order_by("-sent_at", "-id")[:limit])
+
+
+# ---------------------------------------------------------------------------------------------
+# Assistant history
+
+
+@dataclass
+class Conversation:
+    """One conversation's turns on the history page, oldest first."""
+
+    id: str
+    turns: list[Turn] = field(default_factory=list)
+
+    @property
+    def started(self) -> dt.datetime:
+        return self.turns[0].created_at
+
+    @property
+    def channel(self) -> str:
+        return self.turns[0].get_channel_display()
+
+
+def turn_history(*, store: Store, before: int | None = None, limit: int = TURNS_LIMIT) -> tuple[list[Conversation], int | None]:
+    """The store's latest turns grouped by conversation (most recent conversation first), each turn
+    with its tool calls as ``turn.tool_calls``; and the id to page back from (None at the start).
+    """
+    turns_q = Turn.objects.filter(store=store)
+    if before is not None:
+        turns_q = turns_q.filter(pk__lt=before)
+    tool_calls = Record.objects.filter(store=store, kind=Record.Kind.TOOL_CALL).order_by("created_at", "id")
+    turns = list(
+        turns_q.order_by("-id").prefetch_related(Prefetch("records", queryset=tool_calls, to_attr="tool_calls"))[: limit + 1]
+    )
+    older = turns[limit - 1].pk if len(turns) > limit else None
+    turns = turns[:limit]
+    conversations: dict[str, Conversation] = {}
+    for turn in turns:  # newest first, so conversations come out most recent first
+        conversations.setdefault(turn.conversation, Conversation(id=turn.conversation)).turns.append(turn)
+    for conversation in conversations.values():
+        conversation.turns.reverse()
+    return list(conversations.values()), older
+
+
+# ---------------------------------------------------------------------------------------------
+# The shelf finder
+
+
+@dataclass(frozen=True)
+class ShelfSpot:
+    """What a shopper may see of a product: where it is. No stock, prices or costs."""
+
+    name: str
+    unit: str
+    location: str
+    shelf_note: str
+    photo_url: str | None
+
+
+@dataclass(frozen=True)
+class ShelfAnswer:
+    """The shelf finder's answer to a shopper's words.
+
+    Attributes:
+        found: the products the words name, best first.
+        maybe: products the words could mean but do not settle ("rice": basmati or sona masoori).
+        group: the aisle or category asked for, with its products in ``found``.
+        unknown: words for a product the store does not carry.
+    """
+
+    query: str
+    found: tuple[ShelfSpot, ...] = ()
+    maybe: tuple[ShelfSpot, ...] = ()
+    group: str | None = None
+    unknown: str | None = None
+
+
+def _spot(product: Product) -> ShelfSpot:
+    return ShelfSpot(
+        name=product.name,
+        unit=product.unit,
+        location=product.location,
+        shelf_note=product.shelf_note,
+        photo_url=product.photo.url if product.photo else None,
+    )
+
+
+def shelf_find(*, store: Store, text: str) -> ShelfAnswer:
+    """Where the products a shopper names are, with the assistant's lexicon for synonyms and mishearings.
+
+    One query for the catalog; grounding runs in code. A catalog word the lexicon does not cover
+    still gets the ledger's fuzzy name match (one more query) before "not found".
+    """
+    query = " ".join((text or "").split())[:200]
+    if not query:
+        return ShelfAnswer(query="")
+    products = ledger_selectors.product_list(store=store)
+    by_id = {p.pk: p for p in products}
+    try:
+        lexicon = lexicon_for(store.business_type.slug)
+    except LexiconError:
+        lexicon = None
+    if lexicon is not None and products:
+        grounding = ground(query, catalog=Catalog.from_products(products, lexicon=lexicon), lexicon=lexicon)
+        found = tuple(_spot(by_id[ref.id]) for ref in grounding.products[:FINDER_RESULTS])
+        maybe = tuple(_spot(by_id[ref.id]) for ref in grounding.ambiguous[:FINDER_RESULTS])
+        if found or maybe:
+            return ShelfAnswer(query=query, found=found, maybe=maybe, unknown=grounding.unknown)
+        if grounding.group:
+            members = [p for p in products if p.category == grounding.group][:FINDER_GROUP_LIMIT]
+            return ShelfAnswer(query=query, found=tuple(_spot(p) for p in members), group=grounding.group)
+        if grounding.unknown:
+            return ShelfAnswer(query=query, unknown=grounding.unknown)
+    matches = ledger_selectors.product_match(store=store, text=query, limit=FINDER_RESULTS)
+    if matches:
+        return ShelfAnswer(query=query, found=tuple(_spot(p) for p in matches))
+    return ShelfAnswer(query=query, unknown=query)

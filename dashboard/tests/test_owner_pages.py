@@ -1,0 +1,506 @@
+"""The owner workspace over HTTP: inventory, counts, sales, approvals, orders, reports, history.
+
+Every test drives the pages through Django's test client (real middleware, sessions, CSRF-exempt
+client) and checks the page and the books afterwards. Rows are written through ledger services
+inside the store's context, as row-level security on PostgreSQL requires.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.core import mail
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from audit.models import Record, Turn
+from audit.turns import turn_finish, turn_start
+from ledger import services
+from ledger.models import Order, Product, ReorderDraft, ReportDelivery, StockEntry
+from tenants.context import use_store
+from tenants.middleware import SESSION_KEY
+from tests.factories import MembershipFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+JSON = {"HTTP_ACCEPT": "application/json"}
+@pytest.fixture(autouse=True)
+def _in_store(store):
+    """The test's own reads of the books run as the store (row-level security on PostgreSQL)."""
+    with use_store(store):
+        yield
+
+
+PAGES = ["owner:inventory", "owner:sales", "owner:approvals", "owner:orders", "owner:reports", "owner:assistant"]
+
+
+def make_product(store, name: str, *, stock: int = 20, par: int = 30, reorder: int = 8, **extra) -> Product:
+    values = {
+        "unit": "1 kg bag",
+        "category": "Staples",
+        "location": "Aisle 2, top shelf",
+        "price": Decimal("4.00"),
+        "unit_cost": Decimal("2.50"),
+        "actor": "system:test",
+    }
+    values.update(extra)
+    with use_store(store):
+        return services.product_create(
+            store=store, name=name, stock=stock, par_level=par, reorder_point=reorder, **values
+        )
+
+
+def make_draft(store, items, *, source: str = ReorderDraft.Source.ASSISTANT) -> ReorderDraft:
+    with use_store(store):
+        return services.draft_create(store=store, items=items, actor="assistant:router", source=source)
+
+
+def make_turn(store, text: str, reply: str, *, tool: str = "get_inventory", conversation: str = "conv-1") -> Turn:
+    turn = turn_start(store=store, conversation=conversation, index=1, mode="router", channel="assistant",
+                      actor="user:1", text=text)
+    Record.objects.create(
+        store=store, turn=turn, conversation=conversation, kind=Record.Kind.TOOL_CALL, channel="assistant",
+        mode="router", actor="user:1", name=tool, arguments={"product": "Toor dal"}, result={"stock": 4},
+        outcome=Record.Outcome.OK, duration_ms=3.0,
+    )
+    return turn_finish(turn=turn, normalized=text.lower(), action="check_stock", reply=reply, outcome="answered",
+                       latency_ms=42.0, stages={}, result={})
+
+
+# ---------------------------------------------------------------------------------------------
+# Access
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_signed_out_visitors_are_sent_to_sign_in(client, name):
+    response = client.get(reverse(name))
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_a_user_without_a_store_is_sent_to_onboarding(client, db):
+    client.force_login(UserFactory(username="newbie"))
+    response = client.get(reverse("owner:inventory"))
+    assert response.status_code == 302 and response["Location"] == reverse("tenants:home")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_each_workspace_page_renders_with_its_section_marked_current(client, store, owner, name):
+    client.force_login(owner)
+    response = client.get(reverse(name))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f'href="{reverse(name)}" aria-current="page"' in html
+    assert 'id="page-title"' in html
+
+
+def test_staff_see_the_workspace_without_the_credentials_link(client, store, staff):
+    client.force_login(staff)
+    html = client.get(reverse("owner:inventory")).content.decode()
+    assert reverse("tenants:tokens") not in html
+    assert reverse("owner:approvals") in html
+
+
+def test_the_credentials_page_sits_in_the_workspace_and_shows_last_use(client, store, owner):
+    from tenants.services import token_authenticate, token_create
+
+    _token, raw = token_create(store=store, name="Claude Desktop", scopes=["mcp"], created_by=owner)
+    token_authenticate(raw=raw, scope="mcp")
+    client.force_login(owner)
+    html = client.get(reverse("tenants:tokens")).content.decode()
+    assert f'href="{reverse("tenants:tokens")}" aria-current="page"' in html
+    assert "Claude Desktop" in html and "ago</time>" in html
+
+
+# ---------------------------------------------------------------------------------------------
+# Inventory
+
+
+def test_inventory_lists_low_items_first_with_their_bars(client, store, owner):
+    make_product(store, "Atta", stock=30, par=40, reorder=10)
+    make_product(store, "Toor dal", stock=4, par=40, reorder=8)
+    make_product(store, "Basmati rice", stock=0, par=20, reorder=5)
+    client.force_login(owner)
+    response = client.get(reverse("owner:inventory"))
+    html = response.content.decode()
+    # Out of stock (emptiest) first, then low, then the rest by name.
+    assert html.index("Basmati rice") < html.index("Toor dal") < html.index("Atta")
+    assert "2 low" in html
+    assert 'aria-label="4 in stock of par 40; reorder at 8"' in html
+    assert [row.product.name for row in response.context["rows"]] == ["Basmati rice", "Toor dal", "Atta"]
+
+
+def test_inventory_search_works_without_javascript_and_finds_aliases(client, store, owner):
+    make_product(store, "Atta", aliases=["chapati flour"])
+    make_product(store, "Toor dal")
+    client.force_login(owner)
+    html = client.get(reverse("owner:inventory"), {"q": "chapati"}).content.decode()
+    assert "Atta" in html and "Toor dal" not in html
+    html = client.get(reverse("owner:inventory"), {"q": "pizza"}).content.decode()
+    assert "No product matches “pizza”" in html
+
+
+def test_inventory_live_search_answers_htmx_with_only_the_table(client, store, owner):
+    make_product(store, "Atta")
+    client.force_login(owner)
+    response = client.get(reverse("owner:inventory"), {"q": "atta"}, HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert response.status_code == 200 and html.lstrip().startswith('<div id="inventory-table"')
+    assert "<html" not in html
+
+
+def test_inventory_low_filter_keeps_only_low_items(client, store, owner):
+    make_product(store, "Atta", stock=30)
+    make_product(store, "Toor dal", stock=4)
+    client.force_login(owner)
+    html = client.get(reverse("owner:inventory"), {"low": "on"}).content.decode()
+    assert "Toor dal" in html and "Atta" not in html
+
+
+def test_setting_a_count_goes_through_the_journal_with_who_did_it(client, store, owner):
+    product = make_product(store, "Toor dal", stock=4)
+    client.force_login(owner)
+    response = client.post(
+        reverse("owner:stock-count", args=[product.pk]),
+        {"count": "15", "expected": "4", "note": "delivery counted", "next": reverse("owner:inventory")},
+    )
+    assert response.status_code == 302 and response["Location"] == reverse("owner:inventory")
+    product.refresh_from_db()
+    assert product.stock == 15
+    entry = StockEntry.objects.filter(product=product).latest("id")
+    assert (entry.before, entry.after, entry.actor, entry.note) == (4, 15, f"user:{owner.pk}", "delivery counted")
+    page = client.get(response["Location"]).content.decode()
+    assert "Toor dal: the count is now 15." in page
+
+
+def test_two_people_editing_the_same_count_get_a_clear_conflict(client, store, owner, staff):
+    product = make_product(store, "Toor dal", stock=4)
+    # Both opened the page when the count was 4; the staff member saves first.
+    other = client.__class__()
+    other.force_login(staff)
+    assert other.post(reverse("owner:stock-count", args=[product.pk]), {"count": "12", "expected": "4"}).status_code == 302
+    client.force_login(owner)
+    response = client.post(reverse("owner:stock-count", args=[product.pk]), {"count": "9", "expected": "4"})
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "The count of Toor dal changed: it is 12 now, not 4. Nothing was changed" in html
+    # The form offered again carries the new count as the expected one.
+    assert 'name="expected" value="12"' in html
+    product.refresh_from_db()
+    assert product.stock == 12
+    assert StockEntry.objects.filter(product=product, reason="count").count() == 1
+
+
+@pytest.mark.parametrize("count", ["-1", "2.5", "lots", "", "99999999"])
+def test_a_bad_count_is_refused_and_changes_nothing(client, store, owner, count):
+    product = make_product(store, "Toor dal", stock=4)
+    client.force_login(owner)
+    response = client.post(reverse("owner:stock-count", args=[product.pk]), {"count": count, "expected": "4"})
+    assert response.status_code == 400
+    assert "Enter a whole number of 0 or more" in response.content.decode()
+    product.refresh_from_db()
+    assert product.stock == 4 and StockEntry.objects.filter(product=product).count() == 1
+
+
+def test_a_count_form_cannot_redirect_off_site(client, store, owner):
+    product = make_product(store, "Toor dal", stock=4)
+    client.force_login(owner)
+    response = client.post(
+        reverse("owner:stock-count", args=[product.pk]), {"count": "5", "expected": "4", "next": "https://evil.example/"}
+    )
+    assert response["Location"] == reverse("owner:inventory")
+
+
+def test_the_product_page_shows_its_stock_journal_newest_first(client, store, owner):
+    product = make_product(store, "Toor dal", stock=4)
+    with use_store(store):
+        services.stock_set(store=store, product=product, count=20, expected=4, actor=f"user:{owner.pk}", reason="delivery")
+    client.force_login(owner)
+    response = client.get(reverse("owner:product", args=[product.pk]))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.index("Delivery received") < html.index("Opening count")
+    assert "4 → 20" in html and "+16" in html
+    assert "alice@example.com" in html  # the actor in words
+
+
+# ---------------------------------------------------------------------------------------------
+# Sales
+
+
+def test_sales_shows_todays_receipts_revenue_chart_and_top_sellers(client, store, owner):
+    atta = make_product(store, "Atta", price=Decimal("10.00"), stock=50)
+    dal = make_product(store, "Toor dal", price=Decimal("5.00"), stock=50)
+    with use_store(store):
+        services.receipt_create(store=store, lines=[(atta, 2), (dal, 1)], actor="user:1")
+        services.receipt_create(store=store, lines=[(dal, 3)], actor="user:1")
+    client.force_login(owner)
+    response = client.get(reverse("owner:sales"))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "$40.00" in html  # 2*10 + 1*5 + 3*5
+    assert response.context["today"].receipts == 2
+    assert [row["product"] for row in response.context["top"]] == ["Toor dal", "Atta"]
+    assert len(response.context["chart"]) == 7 and response.context["chart"][-1]["height"] == 100
+    assert "Today" in html
+
+
+# ---------------------------------------------------------------------------------------------
+# Approvals
+
+
+def test_approvals_list_pending_drafts_with_lines_and_estimated_cost(client, store, owner):
+    dal = make_product(store, "Toor dal", stock=4, unit_cost=Decimal("5.00"))
+    draft = make_draft(store, [(dal, 6)], source=ReorderDraft.Source.MCP)
+    client.force_login(owner)
+    html = client.get(reverse("owner:approvals")).content.decode()
+    assert f"Draft #{draft.pk} · $30.00" in html
+    assert "MCP client" in html and "Toor dal" in html
+    assert reverse("owner:draft-approve", args=[draft.pk]) in html
+
+
+def test_the_owner_approves_a_draft_and_the_order_records_who_and_when(client, store, owner):
+    dal = make_product(store, "Toor dal", stock=4, unit_cost=Decimal("5.00"))
+    draft = make_draft(store, [(dal, 6)])
+    client.force_login(owner)
+    response = client.post(reverse("owner:draft-approve", args=[draft.pk]))
+    assert response.status_code == 302 and response["Location"] == reverse("owner:approvals")
+    draft.refresh_from_db()
+    assert draft.status == "confirmed" and draft.decided_by == f"user:{owner.pk}" and draft.decided_at is not None
+    order = Order.objects.get(draft=draft)
+    assert order.total == Decimal("30.00") and order.placed_by == f"user:{owner.pk}"
+    page = client.get(reverse("owner:approvals")).content.decode()
+    assert f"Approved: order #{order.pk} placed" in page
+    assert "alice@example.com" in page  # the decision, with who
+    orders_page = client.get(reverse("owner:orders")).content.decode()
+    assert f"Order #{order.pk} · $30.00" in orders_page and "Toor dal" in orders_page
+
+
+def test_approve_and_decline_answer_json_for_the_talk_page(client, store, owner):
+    dal = make_product(store, "Toor dal", stock=4, unit_cost=Decimal("5.00"))
+    draft = make_draft(store, [(dal, 6)])
+    client.force_login(owner)
+    response = client.post(reverse("owner:draft-approve", args=[draft.pk]), **JSON)
+    body = response.json()
+    assert response.status_code == 200 and body["ok"] is True
+    assert body["draft"]["id"] == draft.pk and body["draft"]["status"] == "confirmed"
+    assert body["draft"]["lines"] == [{"product": "Toor dal", "qty": 6, "unit_cost": "5.00", "est_cost": "30.00"}]
+    assert body["order"]["total"] == "30.00"
+    # A second answer to the same draft is a clear refusal, and nothing more is ordered.
+    again = client.post(reverse("owner:draft-decline", args=[draft.pk]), **JSON)
+    assert again.status_code == 409 and again.json()["ok"] is False
+    assert "already confirmed" in again.json()["message"]
+    assert Order.objects.filter(store=store).count() == 1
+
+
+def test_declining_orders_nothing(client, store, owner):
+    dal = make_product(store, "Toor dal", stock=4)
+    draft = make_draft(store, [(dal, 6)])
+    client.force_login(owner)
+    body = client.post(reverse("owner:draft-decline", args=[draft.pk]), **JSON).json()
+    assert body == {**body, "ok": True, "message": "Declined: nothing was ordered."}
+    draft.refresh_from_db()
+    assert draft.status == "declined" and draft.decided_by == f"user:{owner.pk}"
+    assert not Order.objects.exists()
+
+
+def test_staff_see_drafts_but_cannot_approve_them(client, store, staff):
+    dal = make_product(store, "Toor dal", stock=4)
+    draft = make_draft(store, [(dal, 6)])
+    client.force_login(staff)
+    html = client.get(reverse("owner:approvals")).content.decode()
+    assert f"Draft #{draft.pk}" in html
+    assert reverse("owner:draft-approve", args=[draft.pk]) not in html
+    assert "only the store's owner can approve" in html
+    assert client.post(reverse("owner:draft-approve", args=[draft.pk])).status_code == 403
+    response = client.post(reverse("owner:draft-approve", args=[draft.pk]), **JSON)
+    assert response.status_code == 403 and response.json()["ok"] is False
+    assert client.post(reverse("owner:draft-decline", args=[draft.pk])).status_code == 403
+    draft.refresh_from_db()
+    assert draft.status == "pending" and not Order.objects.exists()
+
+
+def test_approving_needs_a_post(client, store, owner):
+    dal = make_product(store, "Toor dal", stock=4)
+    draft = make_draft(store, [(dal, 6)])
+    client.force_login(owner)
+    assert client.get(reverse("owner:draft-approve", args=[draft.pk])).status_code == 405
+    draft.refresh_from_db()
+    assert draft.status == "pending"
+
+
+def test_an_unknown_draft_is_not_found(client, store, owner):
+    client.force_login(owner)
+    assert client.post(reverse("owner:draft-approve", args=[999999])).status_code == 404
+    response = client.post(reverse("owner:draft-approve", args=[999999]), **JSON)
+    assert response.status_code == 404 and response.json() == {
+        "ok": False, "message": "That draft was not found in this store.", "draft": None
+    }
+
+
+def test_drafting_a_reorder_of_low_items_from_the_dashboard(client, store, owner):
+    make_product(store, "Toor dal", stock=4, par=40, reorder=8, unit_cost=Decimal("5.00"))
+    make_product(store, "Atta", stock=30, par=40, reorder=8)
+    client.force_login(owner)
+    response = client.post(reverse("owner:draft-low"), follow=True)
+    draft = ReorderDraft.objects.get(store=store)
+    assert draft.source == "dashboard" and draft.status == "pending" and draft.actor == f"user:{owner.pk}"
+    assert [(line.product.name, line.qty) for line in draft.lines.all()] == [("Toor dal", 36)]
+    assert "Drafted a reorder of 1 low products, about $180.00" in response.content.decode()
+
+
+def test_drafting_with_nothing_low_says_so_and_drafts_nothing(client, store, owner):
+    make_product(store, "Atta", stock=30)
+    client.force_login(owner)
+    response = client.post(reverse("owner:draft-low"), follow=True)
+    assert "nothing to restock" in response.content.decode()
+    assert not ReorderDraft.objects.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Reports
+
+
+def test_sending_a_report_emails_the_store_and_records_it(client, store, owner):
+    make_product(store, "Toor dal", stock=4)
+    client.force_login(owner)
+    response = client.post(reverse("owner:report-send"), {"kind": "inventory"}, follow=True)
+    assert len(mail.outbox) == 1 and mail.outbox[0].to == ["alice@example.com"]
+    assert "Toor dal" in mail.outbox[0].body
+    delivery = ReportDelivery.objects.get(store=store)
+    assert delivery.kind == "inventory" and delivery.actor == f"user:{owner.pk}"
+    assert "Inventory report sent to alice@example.com." in response.content.decode()
+
+
+def test_an_unknown_report_kind_sends_nothing(client, store, owner):
+    client.force_login(owner)
+    response = client.post(reverse("owner:report-send"), {"kind": "payroll"})
+    assert response.status_code == 400 and not mail.outbox and not ReportDelivery.objects.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Assistant history
+
+
+def test_assistant_history_shows_turns_with_their_tool_calls_and_reply(client, store, owner, other_store):
+    make_turn(store, "How much toor dal do we have?", "We have 4 bags of Toor dal.")
+    make_turn(other_store, "Secret other question", "Secret other reply", conversation="conv-x")
+    client.force_login(owner)
+    html = client.get(reverse("owner:assistant")).content.decode()
+    assert "How much toor dal do we have?" in html and "We have 4 bags of Toor dal." in html
+    assert "<details" in html and "get_inventory" in html and "&quot;stock&quot;: 4" in html
+    assert "Secret other" not in html
+
+
+def test_assistant_history_pages_back_through_older_turns(client, store, owner):
+    for i in range(45):
+        make_turn(store, f"question number {i:02d}", "ok", conversation=f"c{i}")
+    client.force_login(owner)
+    first = client.get(reverse("owner:assistant"))
+    assert "question number 44" in first.content.decode() and "question number 04" not in first.content.decode()
+    older = first.context["older"]
+    second = client.get(reverse("owner:assistant"), {"before": older}).content.decode()
+    assert "question number 04" in second and "question number 44" not in second
+    assert client.get(reverse("owner:assistant"), {"before": "drop table"}).status_code == 200
+
+
+# ---------------------------------------------------------------------------------------------
+# Store isolation: another store's ids are simply not found
+
+
+def test_an_owner_cannot_reach_another_stores_rows_by_changing_urls(client, store, owner, other_store, other_owner):
+    theirs = make_product(other_store, "Saffron", stock=2, par=10, reorder=3)
+    their_draft = make_draft(other_store, [(theirs, 5)])
+    make_turn(other_store, "their question", "their reply", conversation="theirs")
+    client.force_login(owner)
+    assert client.get(reverse("owner:product", args=[theirs.pk])).status_code == 404
+    assert client.post(reverse("owner:stock-count", args=[theirs.pk]), {"count": "0", "expected": "2"}).status_code == 404
+    assert client.post(reverse("owner:draft-approve", args=[their_draft.pk])).status_code == 404
+    assert client.post(reverse("owner:draft-decline", args=[their_draft.pk]), **JSON).status_code == 404
+    for name in PAGES:
+        html = client.get(reverse(name)).content.decode()
+        assert "Saffron" not in html and "their question" not in html, name
+    with use_store(other_store):
+        theirs.refresh_from_db()
+        their_draft.refresh_from_db()
+        assert theirs.stock == 2 and their_draft.status == "pending"
+        assert not Order.objects.filter(store=other_store).exists()
+
+
+def test_a_session_pointing_at_another_store_falls_back_to_the_users_own(client, store, owner, other_store):
+    make_product(other_store, "Saffron")
+    make_product(store, "Atta")
+    client.force_login(owner)
+    session = client.session
+    session[SESSION_KEY] = other_store.pk
+    session.save()
+    html = client.get(reverse("owner:inventory")).content.decode()
+    assert "Atta" in html and "Saffron" not in html
+
+
+def test_a_member_of_two_stores_sees_the_current_one_only(client, store, owner, other_store):
+    MembershipFactory(user=owner, store=other_store, role="staff")
+    make_product(other_store, "Saffron")
+    make_product(store, "Atta")
+    client.force_login(owner)
+    client.post(reverse("tenants:store-switch"), {"store": other_store.pk})
+    html = client.get(reverse("owner:inventory")).content.decode()
+    assert "Saffron" in html and "Atta" not in html
+    # As staff there, the approve buttons are gone and approving is refused.
+    with use_store(other_store):
+        saffron = Product.objects.get(store=other_store, name="Saffron")
+    draft = make_draft(other_store, [(saffron, 1)])
+    assert client.post(reverse("owner:draft-approve", args=[draft.pk]), **JSON).status_code == 403
+
+
+# ---------------------------------------------------------------------------------------------
+# Query counts do not grow with the store's size
+
+
+def _populate(store, owner, n: int) -> None:
+    products = [make_product(store, f"Item {i:03d}", stock=3 if i % 3 == 0 else 25) for i in range(n)]
+    with use_store(store):
+        for product in products[:n]:
+            services.stock_set(store=store, product=product, count=product.stock + 1, expected=product.stock,
+                               actor=f"user:{owner.pk}")
+        services.receipt_create(store=store, lines=[(p, 1) for p in products], actor=f"user:{owner.pk}")
+        done = services.draft_create(store=store, items=[(p, 2) for p in products], actor="assistant:router",
+                                     source="assistant")
+        services.draft_confirm(store=store, draft_id=done.pk, actor=f"user:{owner.pk}")
+        services.draft_create(store=store, items=[(p, 1) for p in products], actor="assistant:router", source="mcp")
+        services.report_send(store=store, kind="inventory", actor=f"user:{owner.pk}")
+    for i in range(n):
+        make_turn(store, f"question {i}", "answer", conversation=f"c{i % 4}")
+
+
+def _count(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200, url
+    return len(queries)
+
+
+@pytest.mark.parametrize("name", ["owner:inventory", "owner:product", "owner:sales", "owner:approvals", "owner:orders",
+                                  "owner:reports", "owner:assistant"])
+def test_page_query_counts_do_not_grow_with_the_catalog(client, store, owner, other_store, other_owner, name,
+                                                        django_assert_max_num_queries):
+    _populate(store, owner, 2)
+    _populate(other_store, other_owner, 25)
+    with use_store(store):
+        mine = Product.objects.filter(store=store).first().pk
+    with use_store(other_store):
+        theirs = Product.objects.filter(store=other_store).first().pk
+    small_url = reverse(name, args=[mine]) if name == "owner:product" else reverse(name)
+    large_url = reverse(name, args=[theirs]) if name == "owner:product" else reverse(name)
+    # Each page is counted from inside its own store's context, so both pay the same tenant switches.
+    client.force_login(owner)
+    with use_store(store):
+        small = _count(client, small_url)
+    client.force_login(other_owner)
+    with use_store(other_store):
+        large = _count(client, large_url)
+    assert small == large, f"{name}: {small} queries for 2 products, {large} for 25"
+    with use_store(other_store), django_assert_max_num_queries(10):
+        client.get(large_url)
+
