@@ -207,6 +207,8 @@ DEMO_OWNER_PASSWORD = env_str("DEMO_OWNER_PASSWORD", "little-india-demo")
 # How long a reorder draft waits for the owner's yes before it expires.
 DRAFT_TTL_MINUTES = env_int("DRAFT_TTL_MINUTES", 60, minimum=1, maximum=7 * 24 * 60)
 TOKEN_RATE_LIMIT_PER_MINUTE = env_int("TOKEN_RATE_LIMIT_PER_MINUTE", 120, minimum=1)
+# The public shelf finder: lookups per minute per client address and store.
+SHELF_FINDER_RATE_PER_MINUTE = env_int("SHELF_FINDER_RATE_PER_MINUTE", 30, minimum=1)
 
 # The Alexa custom skill endpoint (/alexa/): requests must name this skill id; with none set, every
 # request is refused. ALEXA_VERIFY=false skips the certificate, signature and timestamp checks, and
