@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint install
+.PHONY: run test lint install system-deps
 
 install: $(STAMP)
 
@@ -23,8 +23,33 @@ run: $(STAMP)
 	$(BIN)/python manage.py seed_demo --if-missing
 	SHELFWISE_WARM_UP=1 $(BIN)/python -m uvicorn shelfwise.asgi:application --host $(HOST) --port $(PORT) --lifespan on
 
-test: $(STAMP)
+test: $(STAMP) system-deps
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+
+.PHONY: screenshots bench-pages
+
+# PNGs of the main pages (owner, shopper, admin, vendor) in var/screenshots/, from a fresh seeded demo site.
+# The sample turns use scripted models (fast); SCREENSHOT_ARGS= runs them on the configured models.
+SCREENSHOT_ARGS ?= --scripted-models
+screenshots: $(STAMP)
+	$(BIN)/python scripts/screenshots.py --out var/screenshots $(SCREENSHOT_ARGS)
+
+# Render time (median / p90 ms) and SQL queries per main page on the demo store; target < 300 ms.
+BENCH_PAGES_ARGS ?= --scripted-models
+bench-pages: $(STAMP)
+	$(BIN)/python scripts/bench_pages.py $(BENCH_PAGES_ARGS)
+
+# espeak-ng (the voice tests' speech) and Chromium (the browser tests), from apt when missing.
+# Only as root on Debian/Ubuntu; anywhere else it says nothing and the tests that need them skip.
+SYSTEM_TOOLS := espeak-ng chromium chromedriver
+system-deps:
+	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && [ -f /etc/debian_version ]; then \
+		echo "Installing$$missing with apt-get"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends espeak-ng chromium chromium-driver >/dev/null \
+		|| echo "apt-get could not install$$missing; the tests that need them will skip"; \
+	fi

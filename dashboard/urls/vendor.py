@@ -1,5 +1,10 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from dashboard.views import vendor
 
 app_name = "vendor"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", vendor.types, name="types"),
+    path("<slug:slug>/", vendor.type_detail, name="type"),
+]

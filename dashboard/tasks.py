@@ -1,0 +1,141 @@
+"""Benchmark runs started from the metrics page: a Celery task and the progress it reports.
+
+The page starts a run with ``benchmark_start``; the task runs the suite through
+``assistant.bench.runner.suite_run`` (the real pipeline on a throwaway demo store) and writes
+its progress, turn by turn, to the cache under the job's id, where the page's small JSON
+endpoint reads it every second.
+
+With a broker the task goes to a worker. Without one (the embedded default, Celery eager) it
+runs in a background thread of this process, so the page still answers at once and its progress
+bar still moves; ``DASHBOARD_BENCH_INLINE = True`` runs it inside the request instead (tests).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+from celery import shared_task
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connections, transaction
+
+logger = logging.getLogger(__name__)
+
+SUITES_DIR = Path(__file__).resolve().parent.parent / "assistant" / "data" / "suites"
+PROGRESS_TTL_S = 6 * 3600
+MAX_LIMIT = 500
+# Background runs of this process (eager mode), by job id: tests join them.
+threads: dict[str, threading.Thread] = {}
+
+
+class BenchStartError(ValueError):
+    """The run cannot start as asked; the message says why."""
+
+
+def suite_names() -> list[str]:
+    """The suite files the page offers (``assistant/data/suites/*.json``)."""
+    return sorted(path.name for path in SUITES_DIR.glob("*.json"))
+
+
+def mode_names() -> list[str]:
+    from assistant.bench.runner import MODE_ROLES
+
+    return list(MODE_ROLES)
+
+
+def _key(job: str) -> str:
+    return f"dashboard:bench:{job}"
+
+
+def progress_get(job: str) -> dict[str, Any] | None:
+    """The job's progress: state, done, total, passed, run id, error; None for an unknown job."""
+    return cache.get(_key(job))
+
+
+def _progress_set(job: str, **fields: Any) -> dict[str, Any]:
+    current = progress_get(job) or {}
+    current.update(fields)
+    cache.set(_key(job), current, PROGRESS_TTL_S)
+    return current
+
+
+def benchmark_start(*, suite: str, mode: str, limit: int | None = None) -> str:
+    """Queue a benchmark run and return its job id (the key of its progress).
+
+    Raises:
+        BenchStartError: an unknown suite or mode, or a limit out of range.
+    """
+    if suite not in suite_names():
+        raise BenchStartError(f"Unknown suite {suite!r}; choose one of: {', '.join(suite_names())}.")
+    if mode not in mode_names():
+        raise BenchStartError(f"Unknown mode {mode!r}; choose one of: {', '.join(mode_names())}.")
+    if limit is not None and not 1 <= limit <= MAX_LIMIT:
+        raise BenchStartError(f"The turn limit must be between 1 and {MAX_LIMIT}.")
+    job = uuid.uuid4().hex
+    _progress_set(job, state="queued", suite=suite, mode=mode, done=0, total=None, passed=0, run=None, error="")
+    kwargs = {"job": job, "suite": suite, "mode": mode, "limit": limit}
+    transaction.on_commit(lambda: _dispatch(job, kwargs))
+    return job
+
+
+def _dispatch(job: str, kwargs: dict[str, Any]) -> None:
+    from shelfwise.celery import app
+
+    if not app.conf.task_always_eager:
+        benchmark_run_task.apply_async(kwargs=kwargs)
+    elif getattr(settings, "DASHBOARD_BENCH_INLINE", False):
+        benchmark_run_task.apply(kwargs=kwargs)
+    else:
+        thread = threading.Thread(target=_run_in_thread, args=(kwargs,), name=f"bench-{job[:8]}", daemon=True)
+        threads[job] = thread
+        thread.start()
+
+
+def _run_in_thread(kwargs: dict[str, Any]) -> None:
+    try:
+        benchmark_run_task.apply(kwargs=kwargs)
+    finally:
+        connections.close_all()  # this thread's connections belong to no request: close them here
+
+
+@shared_task(name="dashboard.benchmark_run", acks_late=False)
+def benchmark_run_task(*, job: str, suite: str, mode: str, limit: int | None = None) -> int | None:
+    """Run ``suite`` (a file name) in ``mode`` and report progress under ``job``; returns the run's id.
+
+    Not retried: a run is an experiment, and a half-done one is recorded as failed.
+    """
+    from assistant.bench.runner import BenchError, suite_run
+    from assistant.bench.suite import SuiteError, suite_load
+
+    try:
+        loaded = suite_load(SUITES_DIR / suite).limited(limit)
+    except (SuiteError, OSError) as exc:
+        _progress_set(job, state="failed", error=str(exc)[:300])
+        return None
+    _progress_set(job, state="running", total=len(loaded.turns), done=0, passed=0)
+
+    def on_turn(record) -> None:
+        state = progress_get(job) or {}
+        _progress_set(
+            job, run=record.run_id, done=int(state.get("done") or 0) + 1,
+            passed=int(state.get("passed") or 0) + (1 if record.passed else 0),
+        )
+
+    try:
+        outcome = suite_run(suite=loaded, mode=mode, progress=False, on_turn=on_turn,
+                        settings={"started_from": "ops metrics page", "limit": limit})
+    except BenchError as exc:
+        _progress_set(job, state="failed", error=str(exc)[:300])
+        return None
+    except Exception as exc:
+        logger.exception("Benchmark job %s failed", job)
+        _progress_set(job, state="failed", error=f"The run failed: {type(exc).__name__}.")
+        return None
+    run = outcome.run
+    _progress_set(job, state="done", run=run.pk, done=len(outcome.turns), passed=run.turns_passed,
+                  total=run.turns_total, median_ms=run.median_ms, p90_ms=run.p90_ms)
+    return run.pk
