@@ -1,5 +1,9 @@
 """Websocket routes (Channels): the owner's voice and text turns."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-websocket_urlpatterns: list = []
+from assistant.consumers import VoiceConsumer
+
+websocket_urlpatterns: list = [
+    path("ws/stores/<slug:store_slug>/voice", VoiceConsumer.as_asgi(), name="voice-socket"),
+]

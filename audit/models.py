@@ -13,6 +13,7 @@ class Channel(models.TextChoices):
     DASHBOARD = "dashboard", "Dashboard"
     API = "api", "REST API"
     ALEXA = "alexa", "Alexa"
+    VOICE = "voice", "Voice (talk page)"
     SYSTEM = "system", "System"
 
 

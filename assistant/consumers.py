@@ -1,0 +1,289 @@
+"""The owner's voice socket: ``/ws/stores/<slug>/voice`` (protocol in ``VoiceConsumer``'s docstring).
+
+The consumer is thin: it checks who is connected, buffers audio, runs the streaming VAD on PCM
+and hands each utterance (or typed text) to ``assistant.tasks.voice_turn_task``; the task's
+events come back through the channel layer and are relayed in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+from typing import Any
+
+import numpy as np
+from channels.db import DatabaseSyncToAsync, database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from assistant.speech.config import SAMPLE_RATE, speech_settings
+from assistant.speech.decode import EMPTY, MAX_RATE, MIN_RATE, AudioFormat, resample
+from assistant.speech.vad import UtteranceDetector, VadEvent
+from assistant.tasks import TURN_FAILED, failure_events, voice_turn_task
+from assistant.types import Mode
+from tenants.errors import StoreNotFound
+
+logger = logging.getLogger(__name__)
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_FORBIDDEN = 4403
+MAX_TEXT_FRAME = 4_096  # bytes of one JSON control frame
+MAX_AUDIO_FRAME = 256 * 1024  # bytes of one binary frame (100 ms of PCM16 is 3.2 KB)
+MAX_ENCODED_BYTES = 4 * 1024 * 1024  # a whole webm/ogg/wav utterance
+MAX_TEXT = 500
+MAX_CONVERSATION = 64
+# A turn that never reports back (a worker lost) frees the socket after this long.
+TURN_TIMEOUT_S = 180
+
+BAD_JSON = "That message was not valid JSON."
+BAD_REQUEST = "That request is not part of the voice protocol."
+BUSY = "Still answering your last request. Please wait a moment."
+NOT_LISTENING = "Say start before sending audio or ending an utterance."
+NO_SPEECH = "I didn't hear anything. Please try again."
+TOO_LARGE = "That message was too large."
+
+
+class ProtocolError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+@database_sync_to_async
+def _resolve_store(user: Any, slug: str):
+    from tenants.selectors import store_for_user
+
+    return store_for_user(user=user, slug=slug)
+
+
+def _enqueue(**kwargs: Any) -> None:
+    # Eager (no broker): the whole turn runs here, in a worker thread; otherwise a worker takes it.
+    voice_turn_task.delay(**kwargs)
+
+
+_enqueue_async = DatabaseSyncToAsync(_enqueue, thread_sensitive=False)
+
+
+def _conversation(value: Any) -> str | None:
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str) or len(value) > MAX_CONVERSATION or not all(c.isalnum() or c in "-_" for c in value):
+        raise ProtocolError("bad_request", "The conversation id must be letters, digits, '-' or '_'.")
+    return value
+
+
+def _mode(value: Any) -> str:
+    if value in (None, ""):
+        return Mode.ROUTER.value
+    try:
+        return Mode(value).value
+    except ValueError:
+        raise ProtocolError("bad_request", "Mode must be router, native or small.") from None
+
+
+class VoiceConsumer(AsyncWebsocketConsumer):
+    """One owner's voice and text turns for one store.
+
+    Client → server (JSON text frames, then binary audio frames):
+        ``{"type":"start","mode":..,"conversation":..,"format":"pcm16"|"webm"|"ogg"|"wav","sample_rate":16000}``
+        ``{"type":"end"}`` · ``{"type":"cancel"}`` · ``{"type":"text","text":..,"mode":..,"conversation":..}``
+    Server → client:
+        ``ready`` on connect; ``listening`` after start; ``vad`` (speech true/false);
+        ``end_of_utterance`` (by client or vad); then the turn's events as ``Event.as_dict()``
+        (transcript, guard, action, tool_call, reply, media, error) and ``done`` with ``result``.
+        A refused request gets ``error`` (code, message) and ``done`` with ``result: null``.
+    Not signed in closes with 4401, not a member of the store with 4403, before anything is read.
+    """
+
+    async def connect(self) -> None:
+        self.store = None
+        self.listening = False
+        self.busy = False
+        self.turn_task: asyncio.Task | None = None
+        self.turn_done: asyncio.Event | None = None
+        self._reset_audio()
+        user = self.scope.get("user")
+        slug = self.scope["url_route"]["kwargs"]["store_slug"]
+        # Accept first, then close: browsers only see a close code on an accepted socket.
+        await self.accept()
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        try:
+            self.store = await _resolve_store(user, slug)
+        except StoreNotFound:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        self.actor = f"user:{user.pk}"
+        await self._send({"type": "ready", "store": self.store.slug})
+
+    async def disconnect(self, code: int) -> None:
+        self.listening = False
+        if self.turn_task is not None and not self.turn_task.done():
+            self.turn_task.cancel()  # stops the wait; a turn already running finishes and is audited
+        self._reset_audio()
+
+    # -- client frames ------------------------------------------------------------------------
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.store is None:
+            return
+        try:
+            if bytes_data is not None:
+                await self._audio(bytes_data)
+            elif text_data is not None:
+                await self._control(text_data)
+        except ProtocolError as exc:
+            self.listening = False
+            self._reset_audio()
+            await self._fail(exc.code, exc.message)
+
+    async def _control(self, text: str) -> None:
+        if len(text.encode()) > MAX_TEXT_FRAME:
+            raise ProtocolError("too_large", TOO_LARGE)
+        try:
+            message = json.loads(text)
+        except ValueError:
+            raise ProtocolError("bad_json", BAD_JSON) from None
+        if not isinstance(message, dict):
+            raise ProtocolError("bad_json", BAD_JSON)
+        kind = message.get("type")
+        if kind == "cancel":
+            self.listening = False
+            self._reset_audio()
+            return
+        if kind == "start":
+            await self._start(message)
+        elif kind == "end":
+            if not self.listening:
+                raise ProtocolError("not_listening", NOT_LISTENING)
+            await self._end_of_utterance(by="client")
+        elif kind == "text":
+            await self._text(message)
+        else:
+            raise ProtocolError("bad_request", BAD_REQUEST)
+
+    async def _start(self, message: dict[str, Any]) -> None:
+        self._check_idle()
+        try:
+            audio_format = AudioFormat(message.get("format") or AudioFormat.PCM16)
+        except ValueError:
+            raise ProtocolError("unsupported", "Audio format must be pcm16, webm, ogg or wav.") from None
+        rate = message.get("sample_rate", SAMPLE_RATE)
+        if isinstance(rate, bool) or not isinstance(rate, int) or not MIN_RATE <= rate <= MAX_RATE:
+            raise ProtocolError("unsupported", f"Sample rate must be a whole number from {MIN_RATE} to {MAX_RATE}.")
+        self.turn_mode = _mode(message.get("mode"))
+        self.turn_conversation = _conversation(message.get("conversation"))
+        settings = speech_settings()
+        self._reset_audio()
+        self.audio_format, self.sample_rate = audio_format, rate
+        self.max_seconds = settings.max_seconds
+        if audio_format is AudioFormat.PCM16:
+            self.detector = UtteranceDetector(silence_ms=settings.vad_silence_ms, threshold=settings.vad_threshold)
+        self.listening = True
+        await self._send({"type": "listening"})
+
+    async def _audio(self, data: bytes) -> None:
+        if not self.listening:
+            return  # frames still in flight after the utterance ended
+        if len(data) > MAX_AUDIO_FRAME:
+            raise ProtocolError("too_large", TOO_LARGE)
+        self.audio.extend(data)
+        if self.audio_format is not AudioFormat.PCM16:
+            if len(self.audio) > MAX_ENCODED_BYTES:
+                raise ProtocolError("too_long", f"That was longer than {self.max_seconds:g} seconds.")
+            return
+        if len(self.audio) / 2 / self.sample_rate > self.max_seconds:
+            raise ProtocolError("too_long", f"That was longer than {self.max_seconds:g} seconds. Please ask one thing at a time.")
+        # Whole samples only: a frame may end in the middle of one.
+        usable = (len(self.audio) // 2) * 2
+        fresh = bytes(self.audio[self.vad_offset:usable])
+        self.vad_offset = usable
+        samples = resample(np.frombuffer(fresh, dtype="<i2").astype(np.float32) / 32768.0, sample_rate=self.sample_rate)
+        for event in self.detector.feed(samples):
+            if event is VadEvent.END:
+                await self._end_of_utterance(by="vad")
+                return
+            await self._send({"type": "vad", "speech": event is VadEvent.SPEECH_START})
+
+    async def _end_of_utterance(self, *, by: str) -> None:
+        self.listening = False
+        await self._send({"type": "end_of_utterance", "by": by})
+        audio = bytes(self.audio[: (len(self.audio) // 2) * 2] if self.audio_format is AudioFormat.PCM16 else self.audio)
+        heard = self.detector.heard_speech if self.detector is not None else True
+        audio_format, sample_rate = str(self.audio_format), self.sample_rate
+        self._reset_audio()
+        if not audio:
+            await self._fail("empty", EMPTY)
+            return
+        if not heard:  # the VAD heard no speech: Whisper would only invent some
+            await self._fail("no_speech", NO_SPEECH)
+            return
+        await self._run(audio_b64=base64.b64encode(audio).decode("ascii"), audio_format=audio_format,
+                        sample_rate=sample_rate, mode=self.turn_mode, conversation=self.turn_conversation)
+
+    async def _text(self, message: dict[str, Any]) -> None:
+        self._check_idle()
+        text = message.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise ProtocolError("bad_request", "Say or type something first.")
+        if len(text) > MAX_TEXT:
+            raise ProtocolError("too_large", f"Please keep a request under {MAX_TEXT} characters.")
+        self.listening = False
+        self._reset_audio()
+        await self._run(text=text, mode=_mode(message.get("mode")), conversation=_conversation(message.get("conversation")))
+
+    def _check_idle(self) -> None:
+        if self.busy:
+            raise ProtocolError("busy", BUSY)
+
+    def _reset_audio(self) -> None:
+        self.audio = bytearray()
+        self.vad_offset = 0
+        self.detector: UtteranceDetector | None = None
+        self.audio_format = AudioFormat.PCM16
+        self.sample_rate = SAMPLE_RATE
+
+    # -- the turn -------------------------------------------------------------------------------
+
+    async def _run(self, **job: Any) -> None:
+        """Hand the turn to the task without waiting here, so its events are relayed as they come."""
+        self.busy = True
+        self.turn_done = asyncio.Event()
+        self.turn_task = asyncio.ensure_future(self._turn(job, self.turn_done))
+
+    async def _turn(self, job: dict[str, Any], done: asyncio.Event) -> None:
+        try:
+            await asyncio.wait_for(
+                _enqueue_async(store_id=self.store.pk, channel_name=self.channel_name, actor=self.actor, **job),
+                timeout=TURN_TIMEOUT_S,
+            )
+            # Eager: the done is already on its way; with a worker, wait for it (bounded).
+            await asyncio.wait_for(done.wait(), timeout=TURN_TIMEOUT_S)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("Voice turn did not finish for store %s", self.store.pk)
+            if not done.is_set():
+                done.set()
+                self.busy = False
+                await self._fail("turn_failed", TURN_FAILED)
+
+    async def voice_event(self, message: dict[str, Any]) -> None:
+        """An event of the running turn, from the task through the channel layer."""
+        event = message["event"]
+        if event.get("type") == "done":
+            self.busy = False
+            if self.turn_done is not None:
+                self.turn_done.set()
+        await self._send(event)
+
+    # -- sending ---------------------------------------------------------------------------------
+
+    async def _fail(self, code: str, message: str) -> None:
+        for event in failure_events(code, message):
+            await self._send(event)
+
+    async def _send(self, payload: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(payload, separators=(",", ":"), default=str))

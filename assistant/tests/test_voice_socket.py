@@ -1,0 +1,459 @@
+"""The voice socket (/ws/stores/<slug>/voice) on the real ASGI app, as a signed-in browser uses it.
+
+The router's language model is replaced at its process boundary by a ``FakeBackend`` (scripted
+decisions, recorded prompts); the session auth, the consumer, the channel layer, the Celery task
+(eager), the pipeline, the guard's local layers, the MCP tools and the ledger run for real, and so
+do the Silero VAD and the bundled Whisper model where a test sends speech (espeak-ng).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from asgiref.sync import async_to_sync
+
+from assistant.inference.base import Role
+from assistant.inference.config import backend_override
+from assistant.inference.fake import FakeBackend
+from assistant.speech.espeak import ESPEAK, encode, espeak_samples, silence, trim
+from assistant.tests.voice_socket import (
+    kinds,
+    open_socket,
+    session_cookie,
+    stream_pcm,
+    until_done,
+)
+from audit.models import Turn
+from ledger.demo import install_demo_catalog
+from ledger.models import Product, StockEntry
+from tenants.context import use_store
+
+pytestmark = pytest.mark.django_db(transaction=True)
+needs_espeak = pytest.mark.skipif(ESPEAK is None, reason="espeak-ng is not installed (make system-deps)")
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel_layer():
+    """Each test gets its own in-memory channel layer (its queues belong to one event loop)."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
+@pytest.fixture
+def demo(store):
+    with use_store(store):
+        install_demo_catalog(store=store)
+    return store
+
+
+@pytest.fixture
+def router():
+    fake = FakeBackend()
+    guard = FakeBackend(default={"verdict": "safe", "category": "none"})
+    general = FakeBackend(default="Happy to help!")
+    with backend_override(Role.ROUTER, fake), backend_override(Role.GUARD, guard), backend_override(Role.GENERAL, general):
+        yield fake
+
+
+def _journal(store) -> int:
+    with use_store(store):
+        return StockEntry.objects.filter(store=store).count()
+
+
+def _stock(store, name: str) -> int:
+    with use_store(store):
+        return Product.objects.get(store=store, name=name).stock
+
+
+def _turns(store) -> list[Turn]:
+    with use_store(store):
+        return list(Turn.objects.filter(store=store).order_by("pk"))
+
+
+def _run(scenario):
+    return async_to_sync(scenario)()
+
+
+# -- who may connect -------------------------------------------------------------------------------
+
+
+def test_a_visitor_who_is_not_signed_in_is_closed_with_4401(store):
+    async def scenario():
+        socket = await open_socket(store.slug)
+        closed = await socket.receive_output(timeout=10)
+        await socket.disconnect()
+        return closed
+
+    assert _run(scenario) == {"type": "websocket.close", "code": 4401}
+
+
+def test_the_owner_of_another_store_is_closed_with_4403_and_sees_nothing(store, other_owner, demo):
+    cookie = session_cookie(other_owner)
+
+    async def scenario():
+        socket = await open_socket(store.slug, cookie=cookie)
+        closed = await socket.receive_output(timeout=10)
+        await socket.disconnect()
+        return closed
+
+    assert _run(scenario) == {"type": "websocket.close", "code": 4403}
+
+
+def test_a_store_that_does_not_exist_answers_like_one_that_is_not_yours(owner):
+    cookie = session_cookie(owner)
+
+    async def scenario():
+        socket = await open_socket("no-such-shop", cookie=cookie)
+        closed = await socket.receive_output(timeout=10)
+        await socket.disconnect()
+        return closed
+
+    assert _run(scenario) == {"type": "websocket.close", "code": 4403}
+
+
+def test_a_page_on_another_origin_cannot_open_the_socket(owner, store):
+    from channels.testing import WebsocketCommunicator
+
+    from shelfwise.asgi import application
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, f"/ws/stores/{store.slug}/voice",
+                                       headers=[(b"origin", b"http://evil.example"), (b"host", b"testserver")])
+        connected, _ = await socket.connect(timeout=10)
+        await socket.disconnect()
+        return connected
+
+    assert _run(scenario) is False
+
+
+# -- typed turns -------------------------------------------------------------------------------------
+
+
+def test_a_typed_turn_streams_its_events_in_order_and_done_carries_the_result(owner, demo, router):
+    router.add({"action": "find_product", "item": "gur", "ask": "where"})
+    cookie = session_cookie(owner)
+    before = _journal(demo)
+
+    async def scenario():
+        socket = await open_socket(demo.slug, cookie=cookie)
+        ready = await socket.receive_json_from(timeout=10)
+        await socket.send_json_to({"type": "text", "text": "um where did we put the gur", "mode": "router", "conversation": None})
+        frames = await until_done(socket)
+        await socket.disconnect()
+        return ready, frames
+
+    ready, frames = _run(scenario)
+    assert ready == {"type": "ready", "store": "corner-shop"}
+    assert kinds(frames) == ["transcript", "guard", "action", "tool_call", "reply", "media", "done"]
+    transcript, guard, action, tool_call, reply, media, done = frames
+    assert transcript["text"] == "um where did we put the gur"
+    assert guard["verdict"] == "safe"
+    assert action["action"] == "find_product"
+    assert tool_call["tool"] == "get_inventory" and tool_call["arguments"] == {"item": "Jaggery"}
+    assert "Aisle 1, oil shelf, upper right" in reply["text"]
+    assert media["kind"] == "photo"
+    result = done["result"]
+    assert result["conversation"] and result["action"] == "find_product" and result["reply"] == reply["text"]
+    assert [e["at_ms"] for e in frames] == sorted(e["at_ms"] for e in frames)
+    assert _journal(demo) == before
+    turns = _turns(demo)
+    assert [(t.channel, t.mode, t.conversation) for t in turns] == [("voice", "router", result["conversation"])]
+
+
+def test_a_second_typed_turn_continues_the_conversation_the_client_kept(owner, demo, router):
+    router.add({"action": "find_product", "item": "haldi", "ask": "where"},
+               {"action": "find_product", "ask": "price"})
+    cookie = session_cookie(owner)
+
+    async def scenario():
+        socket = await open_socket(demo.slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)
+        await socket.send_json_to({"type": "text", "text": "where is the haldi"})
+        first = await until_done(socket)
+        key = first[-1]["result"]["conversation"]
+        await socket.send_json_to({"type": "text", "text": "and how much is it", "conversation": key})
+        second = await until_done(socket)
+        await socket.disconnect()
+        return first, second
+
+    first, second = _run(scenario)
+    assert second[-1]["result"]["conversation"] == first[-1]["result"]["conversation"]
+    assert second[-1]["result"]["turn"] == 2
+    calls = [e for e in second if e["type"] == "tool_call"]
+    assert calls and calls[0]["arguments"] == {"item": "Turmeric powder"}
+
+
+def test_a_turn_that_fails_midway_reports_an_error_and_leaves_the_ledger_unchanged(owner, demo, router):
+    def crash(request):
+        raise RuntimeError("the model server fell over")
+
+    router.add(crash)
+    cookie = session_cookie(owner)
+    before, stock = _journal(demo), _stock(demo, "Turmeric powder")
+
+    async def scenario():
+        socket = await open_socket(demo.slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)
+        await socket.send_json_to({"type": "text", "text": "we have 30 packets of haldi now"})
+        frames = await until_done(socket)
+        await socket.disconnect()
+        return frames
+
+    frames = _run(scenario)
+    assert kinds(frames) == ["transcript", "guard", "error", "reply", "done"]
+    assert "Nothing was changed" in frames[2]["message"]
+    assert "Traceback" not in json.dumps(frames) and "fell over" not in json.dumps(frames)
+    assert frames[-1]["result"]["tool_calls"] == []
+    assert _journal(demo) == before and _stock(demo, "Turmeric powder") == stock
+
+
+# -- refusals: nothing runs, the ledger is untouched ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        ("{not json", "bad_json"),
+        ("[1, 2]", "bad_json"),
+        (json.dumps({"type": "dance"}), "bad_request"),
+        (json.dumps({"type": "text", "text": "   "}), "bad_request"),
+        (json.dumps({"type": "text", "text": "where is the gur", "mode": "psychic"}), "bad_request"),
+        (json.dumps({"type": "text", "text": "where is the gur", "conversation": "../../etc"}), "bad_request"),
+        (json.dumps({"type": "text", "text": "x" * 600}), "too_large"),
+        (json.dumps({"type": "text", "text": "x" * 5000}), "too_large"),
+        (json.dumps({"type": "start", "format": "mp3"}), "unsupported"),
+        (json.dumps({"type": "start", "format": "pcm16", "sample_rate": 1}), "unsupported"),
+        (json.dumps({"type": "end"}), "not_listening"),
+    ],
+)
+def test_a_bad_frame_gets_an_error_and_a_done_without_a_result(owner, demo, router, frame, code):
+    cookie = session_cookie(owner)
+
+    async def scenario():
+        socket = await open_socket(demo.slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)
+        await socket.send_to(text_data=frame)
+        frames = await until_done(socket)
+        nothing_more = await socket.receive_nothing(timeout=0.2)
+        await socket.disconnect()
+        return frames, nothing_more
+
+    frames, nothing_more = _run(scenario)
+    assert kinds(frames) == ["error", "done"]
+    assert frames[0]["code"] == code and frames[0]["message"]
+    assert frames[1] == {"type": "done", "result": None}
+    assert nothing_more
+    assert _turns(demo) == [] and router.requests == []
+
+
+@pytest.mark.parametrize(
+    ("audio_format", "data", "code"),
+    [
+        ("webm", b"this is not a recording at all" * 20, "not_audio"),
+        ("wav", b"RIFF\x00\x00\x00\x00WAVEfmt " + b"\x00" * 40, "not_audio"),
+        ("ogg", b"", "empty"),
+    ],
+)
+def test_bad_audio_gets_an_error_and_nothing_else_runs(owner, demo, router, audio_format, data, code):
+    cookie = session_cookie(owner)
+    before = _journal(demo)
+
+    async def scenario():
+        socket = await open_socket(demo.slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)
+        await socket.send_json_to({"type": "start", "mode": "router", "format": audio_format})
+        listening = await socket.receive_json_from(timeout=10)
+        if data:
+            await socket.send_to(bytes_data=data)
+        await socket.send_json_to({"type": "end"})
+        frames = await until_done(socket)
+        await socket.disconnect()
+        return listening, frames
+
+    listening, frames = _run(scenario)
+    assert listening == {"type": "listening"}
+    assert kinds(frames) == ["end_of_utterance", "error", "done"]
+    assert frames[0]["by"] == "client" and frames[1]["code"] == code and frames[2]["result"] is None
+    assert _turns(demo) == [] and router.requests == [] and _journal(demo) == before
+
+
+def test_an_oversized_audio_frame_is_refused(owner, demo, router):
+    cookie = session_cookie(owner)
+
+    async def scenario():
+        socket = await open_socket(demo.slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)
+        await socket.send_json_to({"type": "start", "format": "pcm16", "sample_rate": 16000})
+        await socket.receive_json_from(timeout=10)
+        await socket.send_to(bytes_data=b"\x00" * (512 * 1024))
+        frames = await until_done(socket)
+        await socket.disconnect()
+        return frames
+
+    frames = _run(scenario)
+    assert kinds(frames) == ["error", "done"] and frames[0]["code"] == "too_large"
+    assert _turns(demo) == []
+
+
+def test_a_stream_longer_than_the_limit_is_refused(owner, demo, router, monkeypatch):
+    monkeypatch.setenv("SHELFWISE_STT_MAX_SECONDS", "2")
+    cookie = session_cookie(owner)
+    noise = (np.random.default_rng(1).standard_normal(16000 * 3) * 0.001).astype(np.float32)
+
+    async def scenario():
+        socket = await open_socket(demo.slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)
+        await socket.send_json_to({"type": "start", "format": "pcm16", "sample_rate": 16000})
+        await socket.receive_json_from(timeout=10)
+        await stream_pcm(socket, noise)
+        frames = await until_done(socket)
+        await socket.disconnect()
+        return frames
+
+    frames = _run(scenario)
+    assert kinds(frames) == ["error", "done"] and frames[0]["code"] == "too_long"
+    assert _turns(demo) == []
+
+
+def test_silence_ended_by_the_client_is_not_sent_to_the_model(owner, demo, router):
+    cookie = session_cookie(owner)
+
+    async def scenario():
+        socket = await open_socket(demo.slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)
+        await socket.send_json_to({"type": "start", "format": "pcm16", "sample_rate": 16000})
+        await socket.receive_json_from(timeout=10)
+        await stream_pcm(socket, silence(1500))
+        await socket.send_json_to({"type": "end"})
+        frames = await until_done(socket)
+        await socket.disconnect()
+        return frames
+
+    frames = _run(scenario)
+    assert kinds(frames) == ["end_of_utterance", "error", "done"] and frames[1]["code"] == "no_speech"
+    assert _turns(demo) == []
+
+
+# -- speech: the real VAD and the bundled Whisper model ----------------------------------------------
+
+
+@needs_espeak
+def test_a_pause_inside_a_sentence_does_not_split_it_and_the_vad_ends_the_utterance(owner, demo, router):
+    router.add({"action": "draft_restock", "item": "sarson ka tel"})
+    first, second = trim(espeak_samples("order twelve bottles")), trim(espeak_samples("of sarson ka tel"))
+    # 400 ms pause mid-sentence (under the 800 ms threshold), then 1.5 s of silence: the owner is done.
+    utterance = np.concatenate([silence(300), first, silence(400), second, silence(1500)])
+    cookie = session_cookie(owner)
+
+    async def scenario():
+        socket = await open_socket(demo.slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)
+        await socket.send_json_to({"type": "start", "mode": "router", "conversation": None, "format": "pcm16",
+                                   "sample_rate": 16000})
+        await socket.receive_json_from(timeout=10)
+        await stream_pcm(socket, utterance)
+        frames = await until_done(socket)
+        await socket.disconnect()
+        return frames
+
+    frames = _run(scenario)
+    names = kinds(frames)
+    assert names.count("end_of_utterance") == 1
+    eou = names.index("end_of_utterance")
+    assert frames[eou]["by"] == "vad"
+    assert names[:eou][0] == "vad" and frames[0]["speech"] is True
+    assert set(names[:eou]) == {"vad"}
+    assert names[eou + 1] == "transcript"
+    transcript = frames[eou + 1]
+    text = transcript["text"].lower()
+    assert ("12" in text or "twelve" in text) and "bottle" in text and "tel" in text  # both halves, one turn
+    assert transcript["source"] == "speech" and transcript["words"] and 0 < transcript["confidence"] <= 1
+    assert transcript["duration_s"] > 2
+    assert len(_turns(demo)) == 1
+    assert frames[-1]["result"]["transcript"] == transcript["text"]
+
+
+@needs_espeak
+def test_a_lower_silence_threshold_ends_the_utterance_at_the_pause(owner, demo, router, monkeypatch):
+    monkeypatch.setenv("SHELFWISE_VAD_SILENCE_MS", "250")
+    router.add({"action": "general"})
+    first, second = trim(espeak_samples("order twelve bottles")), trim(espeak_samples("of sarson ka tel"))
+    utterance = np.concatenate([silence(300), first, silence(600), second, silence(1500)])
+    cookie = session_cookie(owner)
+
+    async def scenario():
+        socket = await open_socket(demo.slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)
+        await socket.send_json_to({"type": "start", "format": "pcm16", "sample_rate": 16000})
+        await socket.receive_json_from(timeout=10)
+        await stream_pcm(socket, utterance)
+        frames = await until_done(socket)
+        await socket.disconnect()
+        return frames
+
+    frames = _run(scenario)
+    transcript = next(f for f in frames if f["type"] == "transcript")
+    assert "tel" not in transcript["text"].lower()  # the first half went on its own
+    assert [f["by"] for f in frames if f["type"] == "end_of_utterance"] == ["vad"]
+
+
+@needs_espeak
+def test_cancel_drops_the_audio_and_nothing_runs(owner, demo, router):
+    speech = trim(espeak_samples("order twelve bottles of sarson ka tel"))
+    cookie = session_cookie(owner)
+
+    async def scenario():
+        socket = await open_socket(demo.slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)
+        await socket.send_json_to({"type": "start", "format": "pcm16", "sample_rate": 16000})
+        await socket.receive_json_from(timeout=10)
+        await stream_pcm(socket, speech[: len(speech) // 2])
+        await socket.send_json_to({"type": "cancel"})
+        await stream_pcm(socket, np.concatenate([speech[len(speech) // 2 :], silence(1500)]))  # frames in flight
+        frames = []
+        while not await socket.receive_nothing(timeout=0.5):
+            frames.append(await socket.receive_json_from(timeout=1))
+        await socket.send_json_to({"type": "end"})
+        after = await until_done(socket)
+        await socket.disconnect()
+        return frames, after
+
+    frames, after = _run(scenario)
+    assert set(kinds(frames)) <= {"vad"}
+    assert kinds(after) == ["error", "done"] and after[0]["code"] == "not_listening"
+    assert _turns(demo) == [] and router.requests == []
+
+
+@needs_espeak
+@pytest.mark.parametrize("container", ["webm", "ogg"])
+def test_a_recording_ended_by_the_client_is_decoded_and_transcribed(owner, demo, router, container):
+    router.add({"action": "find_product", "item": "sarson ka tel", "ask": "where"})
+    recording = encode(np.concatenate([silence(200), espeak_samples("where is the sarson ka tel"), silence(200)]),
+                       container=container)
+    cookie = session_cookie(owner)
+
+    async def scenario():
+        socket = await open_socket(demo.slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)
+        await socket.send_json_to({"type": "start", "mode": "router", "format": container})
+        await socket.receive_json_from(timeout=10)
+        for start in range(0, len(recording), 4096):  # MediaRecorder's timeslices
+            await socket.send_to(bytes_data=recording[start : start + 4096])
+        await socket.send_json_to({"type": "end"})
+        frames = await until_done(socket)
+        await socket.disconnect()
+        return frames
+
+    frames = _run(scenario)
+    assert kinds(frames)[:2] == ["end_of_utterance", "transcript"] and frames[0]["by"] == "client"
+    assert "sarson" in frames[1]["text"].lower()
+    assert "vad" not in kinds(frames)
+    call = next(f for f in frames if f["type"] == "tool_call")
+    assert call["tool"] == "get_inventory" and call["arguments"] == {"item": "Mustard oil"}
+    assert frames[-1]["result"]["action"] == "find_product"
+    assert [t.channel for t in _turns(demo)] == ["voice"]

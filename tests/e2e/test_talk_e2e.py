@@ -1,0 +1,263 @@
+"""The talk page in headless Chromium against the real ASGI app (HTTP + the voice websocket).
+
+Chromium's fake microphone plays a WAV made with espeak-ng ("where do we keep the haldi", then
+silence). ``%noloop`` makes it play once, from the moment the page opens the microphone, so the
+utterance is whole and the silence after it is what the server's VAD ends it on.
+
+The live server runs in this process (a thread, ``tests.live_server``), so
+``assistant.inference.config.backend_override`` installed here also serves the server's turns:
+the keyboard tests replace the language models with ``FakeBackend`` at that boundary, and the
+voice test runs every model for real (speech, guard, router).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import wave
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from assistant.inference.base import Role
+from assistant.inference.config import backend_override
+from assistant.inference.fake import FakeBackend
+from audit.models import Turn
+from ledger.demo import install_demo_catalog
+from ledger.models import Order, ReorderDraft
+from tenants.context import use_store
+from tenants.models import Membership
+from tests.e2e.conftest import sign_in
+from tests.factories import MembershipFactory, StoreFactory, UserFactory
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PASSWORD = "talk-page-demo-pass"
+PHRASE = "where do we keep the haldi"
+LEAD_SILENCE_MS = 300
+TAIL_SILENCE_MS = 1500
+WAV_RATE = 16_000  # Chromium 156 took 16 and 48 kHz PCM16 alike (its capture context ran at 44.1 kHz)
+VOICE_REPLY_TIMEOUT_MS = 90_000  # speech model + router (the prompt is cached by the warm-up)
+TYPED_REPLY_TIMEOUT_MS = 60_000  # two shared CPU cores: generous, still bounded
+MAX_TABS = 40
+
+
+def _espeak_wav(path: Path) -> Path:
+    """The phrase as a 16-bit mono WAV: a short lead-in, the words, then silence for the VAD."""
+    import numpy as np
+
+    from assistant.speech.espeak import espeak_samples, silence, to_pcm16, trim
+
+    samples = trim(espeak_samples(PHRASE))
+    audio = np.concatenate([silence(LEAD_SILENCE_MS), samples, silence(TAIL_SILENCE_MS)])
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(WAV_RATE)
+        out.writeframes(to_pcm16(audio))
+    return path
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _sync_database_beside_playwright() -> Iterator[None]:
+    """Playwright's sync API keeps an event loop in the test thread; Django then refuses every
+    synchronous query there (the test's own rows, pytest-django's flush). That loop is Playwright's,
+    not Django's, so the refusal is lifted for this module only (Playwright's documented remedy)."""
+    saved = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    yield
+    if saved is None:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved
+
+
+@pytest.fixture(scope="module")
+def fake_microphone(tmp_path_factory) -> Path:
+    from assistant.speech.espeak import ESPEAK
+
+    if ESPEAK is None:
+        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng).")
+    return _espeak_wav(tmp_path_factory.mktemp("mic") / "haldi.wav")
+
+
+@pytest.fixture(scope="module")
+def chromium_args(fake_microphone) -> list[str]:
+    return [
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        f"--use-file-for-fake-audio-capture={fake_microphone}%noloop",
+        "--autoplay-policy=no-user-gesture-required",
+    ]
+
+
+@pytest.fixture
+def demo_owner(live_url, settings):
+    """An owner of a store with the demo catalog (38 products, shelf photos).
+
+    PUBLIC_URL is the live server's address: tool results carry absolute shelf-photo URLs.
+    """
+    settings.PUBLIC_URL = live_url
+    store = StoreFactory(slug="little-india", name="Little India Grocery")
+    user = UserFactory(username="raj", email="raj@example.com", password=PASSWORD)
+    MembershipFactory(user=user, store=store, role=Membership.Role.OWNER)
+    with use_store(store):
+        install_demo_catalog(store=store)
+    return store, user
+
+
+@pytest.fixture
+def fake_models() -> Iterator[FakeBackend]:
+    """The router, guard and general models replaced at their boundary; returns the router's script."""
+    from assistant.guard import get_guard
+
+    router = FakeBackend()
+    guard = FakeBackend(default={"verdict": "safe", "category": "none"})
+    general = FakeBackend(default="Happy to help!")
+    # The guard's own small models (classifier, injection scanner) stay real; load them before
+    # the browser waits, so a bounded wait measures the turn and not a cold start.
+    get_guard().classifier.warm_up()
+    get_guard().injection.warm_up()
+    with backend_override(Role.ROUTER, router), backend_override(Role.GUARD, guard), \
+            backend_override(Role.GENERAL, general):
+        yield router
+
+
+def _open_talk_page(page, live_url: str, user) -> None:
+    sign_in(page, live_url, email=user.email, password=PASSWORD)
+    page.goto(f"{live_url}/app/talk/")
+    expect(page.locator("#talk")).to_have_attribute("data-socket", "ready")
+
+
+def _tab_to(page, selector: str) -> None:
+    """Move the focus with the Tab key alone until ``selector`` has it (the keyboard-only path)."""
+    for _ in range(MAX_TABS):
+        if page.evaluate("(s) => document.activeElement === document.querySelector(s)", selector):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"{selector} cannot be reached with the Tab key")
+
+
+def _turns(store) -> list[Turn]:
+    with use_store(store):
+        return list(Turn.objects.filter(store=store).order_by("id"))
+
+
+def _photo_loaded(page) -> bool:
+    return page.evaluate(
+        "() => { const img = document.querySelector('#talk-media img');"
+        " return !!img && img.complete && img.naturalWidth > 0; }"
+    )
+
+
+@pytest.mark.model
+def test_the_owner_asks_by_voice_and_sees_the_reply_and_the_shelf_photo(page, live_url, demo_owner):
+    """Real speech model, guard and router: the fake microphone's words become a shelf lookup."""
+    from assistant.speech.model import get_model
+    from assistant.warmup import warm_up
+
+    store, user = demo_owner
+    get_model()  # load Whisper and fill the router's prompt cache first: the wait below is the turn
+    warm_up(limit=1)
+    _open_talk_page(page, live_url, user)
+    root = page.locator("#talk")
+
+    page.click("#talk-button")  # a click (not a hold) listens until the server's VAD hears the pause
+    expect(root).not_to_have_attribute("data-state", "idle", timeout=10_000)
+    reply = page.locator("#talk-reply")
+    expect(reply).to_contain_text(re.compile("turmeric", re.IGNORECASE), timeout=VOICE_REPLY_TIMEOUT_MS)
+    expect(reply).to_contain_text(re.compile("aisle", re.IGNORECASE))
+    expect(page.locator("#talk-media img")).to_be_visible()
+    page.wait_for_function("() => { const i = document.querySelector('#talk-media img'); return i && i.complete; }")
+    assert _photo_loaded(page), "the shelf photo did not load"
+    assert root.get_attribute("data-ended-by") in ("vad", "client")
+    expect(page.locator("#talk-transcript")).not_to_be_empty()
+    expect(root).to_have_attribute("data-state", re.compile("idle|speaking"))
+
+    [turn] = _turns(store)
+    assert turn.channel == "voice" and turn.mode == "router"
+    assert turn.action == "find_product"
+    assert "turmeric" in turn.normalized.lower()
+    assert turn.result["tool_calls"][0]["arguments"] == {"item": "Turmeric powder"}
+    assert turn.conversation == root.get_attribute("data-conversation")
+
+
+def test_a_typed_request_by_keyboard_alone_gets_the_reply_photo_and_tool_log(page, live_url, demo_owner, fake_models):
+    """Router, guard and general are FakeBackends (same process as the live server); the rest is real."""
+    store, user = demo_owner
+    fake_models.add({"action": "find_product", "item": "haldi", "ask": "where"},
+                    {"action": "find_product", "item": "gur", "ask": "where"})
+    _open_talk_page(page, live_url, user)
+    root = page.locator("#talk")
+
+    _tab_to(page, "#talk-text")
+    page.keyboard.type("where do we keep the haldi")
+    page.keyboard.press("Enter")
+    reply = page.locator("#talk-reply")
+    expect(reply).to_contain_text("Aisle 1, spice rack", timeout=TYPED_REPLY_TIMEOUT_MS)
+    expect(page.locator("#talk-transcript")).to_contain_text("where do we keep the haldi")
+    expect(page.locator("#talk-media img")).to_be_visible()
+    expect(root).to_have_attribute("data-turns", "1")
+
+    # The tool log opens from the keyboard and lists the call the turn made.
+    _tab_to(page, "#talk-log summary")
+    page.keyboard.press("Enter")
+    expect(page.locator("#talk-log")).to_have_attribute("open", "")
+    expect(page.locator("#talk-calls li").first).to_contain_text('get_inventory({"item":"Turmeric powder"})')
+
+    # A second request stays in the same conversation.
+    _tab_to(page, "#talk-text")
+    page.keyboard.type("and the gur?")
+    page.keyboard.press("Enter")
+    expect(root).to_have_attribute("data-turns", "2", timeout=TYPED_REPLY_TIMEOUT_MS)
+    expect(reply).to_contain_text("Jaggery")
+    first, second = _turns(store)
+    assert first.conversation == second.conversation == root.get_attribute("data-conversation")
+    assert (first.index, second.index) == (1, 2)
+    assert first.channel == "voice"  # typed over the voice socket
+
+
+def test_typed_requests_fall_back_to_the_turn_api_when_the_socket_is_down(page, live_url, demo_owner, fake_models):
+    """FakeBackend models (same process as the live server); the websocket is refused in the browser."""
+    store, user = demo_owner
+    fake_models.add({"action": "find_product", "item": "haldi", "ask": "where"})
+    page.add_init_script("window.WebSocket = function () { throw new Error('blocked by the test'); };")
+    sign_in(page, live_url, email=user.email, password=PASSWORD)
+    page.goto(f"{live_url}/app/talk/")
+    expect(page.locator("#talk-connection")).to_contain_text("offline")
+
+    page.fill("#talk-text", "where do we keep the haldi")
+    page.press("#talk-text", "Enter")
+    expect(page.locator("#talk-reply")).to_contain_text("Aisle 1, spice rack", timeout=TYPED_REPLY_TIMEOUT_MS)
+    expect(page.locator("#talk-media img")).to_be_visible()
+    [turn] = _turns(store)
+    assert turn.channel == "api"  # it went through POST /api/v1/turns, CSRF and session included
+
+
+def test_a_drafted_reorder_is_approved_from_the_page_and_placed(page, live_url, demo_owner, fake_models):
+    """FakeBackend router (same process as the live server); approval goes through the owner's endpoint."""
+    store, user = demo_owner
+    fake_models.add({"action": "draft_restock"})
+    _open_talk_page(page, live_url, user)
+
+    page.fill("#talk-text", "restock all the low stuff")
+    page.press("#talk-text", "Enter")
+    draft = page.locator("#talk-draft")
+    expect(draft).to_be_visible(timeout=TYPED_REPLY_TIMEOUT_MS)
+    expect(page.locator("#talk-draft-lines tr").first).to_be_visible()
+    expect(page.locator("#talk-draft-total")).to_contain_text("$")
+    with use_store(store):
+        pending = ReorderDraft.objects.get(store=store, status=ReorderDraft.Status.PENDING)
+    assert draft.get_attribute("data-draft") == str(pending.pk)
+
+    _tab_to(page, "#talk-approve")
+    page.keyboard.press("Enter")
+    expect(page.locator("#talk-reply")).to_contain_text("Approved", timeout=TYPED_REPLY_TIMEOUT_MS)
+    expect(draft).to_be_hidden()
+    with use_store(store):
+        assert Order.objects.filter(store=store, draft_id=pending.pk).count() == 1
+        pending.refresh_from_db()
+    assert pending.status != ReorderDraft.Status.PENDING
