@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
-from django.db.models import Prefetch
+from django.db.models import Case, Count, F, FloatField, Prefetch, Q, TextField, Value, When
+from django.db.models.functions import Cast, Greatest, Lower
 
 from assistant.grounding import Catalog, ground
 from assistant.lexicon import LexiconError, lexicon_for
@@ -29,6 +30,7 @@ from ledger.models import (
 from ledger.scope import store_scope
 from tenants.models import Store, StoreToken
 
+INVENTORY_PAGE_SIZE = 100
 JOURNAL_LIMIT = 200
 ORDERS_LIMIT = 50
 DECIDED_LIMIT = 20
@@ -42,19 +44,66 @@ FINDER_GROUP_LIMIT = 12
 # Inventory
 
 
-def _low_first(products: Iterable[Product]) -> list[Product]:
-    # Low items first, the emptiest (relative to its reorder point) at the top; then by name.
-    def key(p: Product) -> tuple:
-        if p.is_low:
-            return (0, p.stock / max(p.reorder_point, 1), p.name.casefold())
-        return (1, 0.0, p.name.casefold())
+@dataclass(frozen=True)
+class InventoryPage:
+    """One page of the inventory table and what its summary and page links need.
 
-    return sorted(products, key=key)
+    Attributes:
+        products: this page's products, low items first (emptiest first), then by name.
+        number: this page, from 1; ``pages`` is at least 1 even for an empty table.
+        total: products matching the search and filter, on every page.
+        low: how many of those are at or below their reorder point.
+    """
+
+    products: list[Product]
+    number: int
+    pages: int
+    total: int
+    low: int
+    per_page: int
+
+    @property
+    def first_index(self) -> int:
+        return (self.number - 1) * self.per_page + 1 if self.products else 0
+
+    @property
+    def last_index(self) -> int:
+        return (self.number - 1) * self.per_page + len(self.products)
 
 
-def inventory_rows(*, store: Store, search: str | None = None, low_only: bool = False) -> list[Product]:
-    """The store's active products for the inventory table: low items first, then by name."""
-    return _low_first(ledger_selectors.product_list(store=store, search=search, low_only=low_only))
+def inventory_page(*, store: Store, search: str | None = None, low_only: bool = False, page: int = 1,
+                   per_page: int = INVENTORY_PAGE_SIZE) -> InventoryPage:
+    """A page of the store's active products for the inventory table: low items first, then by name.
+
+    Two queries whatever the catalog's size: the counts, then the page's rows, ordered and cut in
+    the database. A page past the end gives the last page; one before the start, the first.
+    """
+    queryset = Product.objects.filter(store=store, active=True)
+    term = " ".join((search or "").split())
+    if term:
+        # The ledger's own word-start match on names and aliases, so the table finds what the API finds.
+        queryset = queryset.annotate(aliases_text=Cast("aliases", TextField())).filter(ledger_selectors._search_q(term))
+    low = Q(stock__lte=F("reorder_point"))
+    if low_only:
+        queryset = queryset.filter(low)
+    with store_scope(store, what="product"):
+        counts = queryset.aggregate(total=Count("id"), low=Count("id", filter=low))
+        pages = max(1, -(-counts["total"] // per_page))
+        number = min(max(page, 1), pages)
+        ordered = queryset.annotate(
+            low_rank=Case(When(low, then=Value(0)), default=Value(1)),
+            # The emptiest low item (relative to its reorder point) first; the rest by name only.
+            emptiness=Case(
+                When(low, then=Cast("stock", FloatField()) / Greatest(Cast("reorder_point", FloatField()), Value(1.0))),
+                default=Value(0.0),
+                output_field=FloatField(),
+            ),
+            name_key=Lower("name"),
+        ).order_by("low_rank", "emptiness", "name_key", "id")
+        start = (number - 1) * per_page
+        products = list(ordered[start:start + per_page])
+    return InventoryPage(products=products, number=number, pages=pages, total=counts["total"], low=counts["low"],
+                         per_page=per_page)
 
 
 def journal_recent(*, store: Store, product: Product, limit: int = JOURNAL_LIMIT) -> list[StockEntry]:

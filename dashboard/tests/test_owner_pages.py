@@ -102,6 +102,16 @@ def test_staff_see_the_workspace_without_the_credentials_link(client, store, sta
     assert reverse("owner:approvals") in html
 
 
+@pytest.mark.parametrize("who", ["owner", "staff"])
+def test_the_workspace_links_to_how_the_assistant_thinks_for_the_store(client, store, who, request):
+    client.force_login(request.getfixturevalue(who))
+    html = client.get(reverse("owner:sales")).content.decode()
+    link = f'{reverse("vendor:type", args=[store.business_type.slug])}?store={store.slug}'
+    assert f'<a href="{link}">How the assistant thinks</a>' in html
+    page = client.get(link)
+    assert page.status_code == 200 and page.context["chosen"] == store
+
+
 def test_the_credentials_page_sits_in_the_workspace_and_shows_last_use(client, store, owner):
     from tenants.services import token_authenticate, token_create
 
@@ -156,6 +166,82 @@ def test_inventory_low_filter_keeps_only_low_items(client, store, owner):
     client.force_login(owner)
     html = client.get(reverse("owner:inventory"), {"low": "on"}).content.decode()
     assert "Toor dal" in html and "Atta" not in html
+
+
+def make_catalog(store, n: int, *, low_every: int = 10) -> None:
+    """``n`` products named "Item 000".."Item n-1"; every ``low_every``-th is low (stock 1, reorder at 5)."""
+    with use_store(store):
+        Product.objects.bulk_create(
+            Product(store=store, name=f"Item {i:03}", unit="1 kg bag", category="Staples", location="Aisle 9",
+                    stock=1 if i % low_every == 0 else 20, par_level=30, reorder_point=5, price="1.99",
+                    unit_cost="1.00")
+            for i in range(n)
+        )
+
+
+def test_a_large_inventory_comes_a_page_at_a_time_low_items_first(client, store, owner):
+    make_catalog(store, 230)  # 23 low
+    client.force_login(owner)
+    response = client.get(reverse("owner:inventory"))
+    html = response.content.decode()
+    names = [row.product.name for row in response.context["rows"]]
+    assert len(names) == 100
+    assert names[:23] == [f"Item {i:03}" for i in range(0, 230, 10)]  # every low item leads page 1
+    assert names[23] == "Item 001"
+    assert "230 products" in html and "23 low" in html and "showing 1–100, page 1 of 3" in html
+    assert '<nav class="pager" aria-label="Inventory pages"' in html
+    assert f'href="{reverse("owner:inventory")}?page=2" rel="next"' in html
+    assert f'href="{reverse("owner:inventory")}" aria-current="page"' in html
+
+    last = client.get(reverse("owner:inventory"), {"page": "3"})
+    names = [row.product.name for row in last.context["rows"]]
+    assert len(names) == 30 and names[-1] == "Item 229"
+    html = last.content.decode()
+    assert "showing 201–230, page 3 of 3" in html and 'rel="prev"' in html and 'rel="next"' not in html
+    # A count saved from page 3 comes back to page 3.
+    assert f'name="next" value="{reverse("owner:inventory")}?page=3#product-' in html
+
+
+@pytest.mark.parametrize("page, shown", [("99", 3), ("0", 1), ("abc", 1), ("-2", 1), ("9" * 30, 1)])
+def test_a_page_number_out_of_range_or_nonsense_shows_the_nearest_page(client, store, owner, page, shown):
+    make_catalog(store, 230)
+    client.force_login(owner)
+    response = client.get(reverse("owner:inventory"), {"page": page})
+    assert response.status_code == 200 and response.context["page"].number == shown
+
+
+def test_inventory_pages_keep_the_search_and_the_low_filter(client, store, owner):
+    make_catalog(store, 230, low_every=2)  # 115 low: two pages of them
+    make_product(store, "Atta", stock=30)
+    client.force_login(owner)
+    html = client.get(reverse("owner:inventory"), {"q": "item", "low": "on"}).content.decode()
+    assert "115 products matching “item”" in html and "Atta" not in html
+    assert f'href="{reverse("owner:inventory")}?q=item&amp;low=on&amp;page=2" rel="next"' in html
+    second = client.get(reverse("owner:inventory"), {"q": "item", "low": "on", "page": "2"})
+    assert [row.product.name for row in second.context["rows"]][-1] == "Item 228"
+    assert all(row.status == "low" for row in second.context["rows"])
+    # A new search starts again at page 1: the search form carries no page.
+    assert 'name="page"' not in second.content.decode()
+
+
+def test_an_htmx_page_link_answers_with_only_the_table_and_focuses_its_summary(client, store, owner):
+    make_catalog(store, 150)
+    client.force_login(owner)
+    response = client.get(reverse("owner:inventory"), {"page": "2"}, HTTP_HX_REQUEST="true", HTTP_HX_TRIGGER="pager-next")
+    html = response.content.decode()
+    assert html.lstrip().startswith('<div id="inventory-table"') and "<html" not in html
+    assert 'id="inventory-summary" tabindex="-1" autofocus' in html and "page 2 of 2" in html
+    # Live search (triggered by the search box) leaves the focus where the owner is typing.
+    html = client.get(reverse("owner:inventory"), {"q": "item"}, HTTP_HX_REQUEST="true",
+                      HTTP_HX_TRIGGER="inventory-q").content.decode()
+    assert "autofocus" not in html
+
+
+def test_a_small_inventory_has_no_page_links(client, store, owner):
+    make_catalog(store, 100)
+    client.force_login(owner)
+    html = client.get(reverse("owner:inventory")).content.decode()
+    assert "100 products" in html and 'aria-label="Inventory pages"' not in html and "page 1 of" not in html
 
 
 def test_setting_a_count_goes_through_the_journal_with_who_did_it(client, store, owner):
@@ -244,6 +330,23 @@ def test_sales_shows_todays_receipts_revenue_chart_and_top_sellers(client, store
     assert [row["product"] for row in response.context["top"]] == ["Toor dal", "Atta"]
     assert len(response.context["chart"]) == 7 and response.context["chart"][-1]["height"] == 100
     assert "Today" in html
+
+
+def test_the_seven_day_chart_is_drawn_by_chart_js_over_bars_and_a_table_that_work_without_it(client, store, owner):
+    atta = make_product(store, "Atta", price=Decimal("10.00"), stock=50)
+    with use_store(store):
+        services.receipt_create(store=store, lines=[(atta, 3)], actor="user:1")
+    client.force_login(owner)
+    response = client.get(reverse("owner:sales"))
+    html = response.content.decode()
+    data = response.context["chart_data"]
+    assert data["labels"][-1] == "Today" and len(data["labels"]) == 7
+    assert data["revenue"][-1] == 30.0 and data["display"][-1] == "$30.00"
+    # The data travels as JSON for the script; Chart.js is the vendored copy, loaded deferred.
+    assert 'id="sales-week-data" type="application/json"' in html and "chart.umd.min.js\" defer" in html
+    # The canvas starts hidden: without scripts the CSS bars and the table show the same days.
+    assert '<div class="chartjs-box" hidden><canvas id="sales-week-chart" role="img"' in html
+    assert 'class="bars" id="sales-week-bars"' in html and "The same as a table" in html
 
 
 # ---------------------------------------------------------------------------------------------
@@ -479,6 +582,20 @@ def _count(client, url: str) -> int:
         response = client.get(url)
     assert response.status_code == 200, url
     return len(queries)
+
+
+@pytest.mark.parametrize("page", ["1", "2"])
+def test_inventory_pages_cost_the_same_queries_for_a_tiny_and_a_large_catalog(client, store, owner, other_store,
+                                                                              other_owner, page):
+    make_catalog(store, 3)
+    make_catalog(other_store, 1200)
+    client.force_login(owner)
+    with use_store(store):
+        small = _count(client, f"{reverse('owner:inventory')}?q=item&page={page}")
+    client.force_login(other_owner)
+    with use_store(other_store):
+        large = _count(client, f"{reverse('owner:inventory')}?q=item&page={page}")
+    assert small == large, f"{small} queries for 3 products, {large} for 1,200"
 
 
 @pytest.mark.parametrize("name", ["owner:inventory", "owner:product", "owner:sales", "owner:approvals", "owner:orders",

@@ -19,7 +19,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard import selectors
@@ -91,24 +91,56 @@ def _stock_row(product: Product) -> StockRow:
     )
 
 
+def _page_number(raw: str | None) -> int:
+    # Anything but a sane positive number is the first page, as Django's Paginator.get_page does.
+    return int(raw) if raw and raw.isdigit() and len(raw) < 7 else 1
+
+
+def _inventory_url(*, search: str, low_only: bool, page: int = 1) -> str:
+    params = {key: value for key, value in (("q", search), ("low", "on" if low_only else ""), ("page", page if page > 1 else "")) if value}
+    return reverse("owner:inventory") + (f"?{urlencode(params)}" if params else "")
+
+
+def _page_links(number: int, pages: int, *, search: str, low_only: bool) -> list[dict[str, Any]]:
+    """The first, the last and two either side of the current page; ``None`` numbers mark a gap."""
+    shown = sorted({1, pages, *range(max(1, number - 2), min(pages, number + 2) + 1)})
+    links: list[dict[str, Any]] = []
+    for n in shown:
+        if links and n - links[-1]["number"] > 1:
+            links.append({"number": None})
+        links.append({"number": n, "url": _inventory_url(search=search, low_only=low_only, page=n), "current": n == number})
+    return links
+
+
 @require_GET
 @workspace_view
 def inventory(request: HttpRequest) -> HttpResponse:
-    """The searchable inventory table, low items first (``?q=`` works without JavaScript)."""
+    """The searchable inventory table, low items first, a page at a time (``?q=``, ``?low=on`` and
+    ``?page=`` work without JavaScript; htmx swaps only the table)."""
     form = InventorySearchForm(request.GET or None)
     search, low_only = "", False
     if form.is_valid():
         search, low_only = form.cleaned_data["q"], form.cleaned_data["low"]
-    rows = [_stock_row(p) for p in selectors.inventory_rows(store=request.store, search=search, low_only=low_only)]
+    page = selectors.inventory_page(
+        store=request.store, search=search, low_only=low_only, page=_page_number(request.GET.get("page"))
+    )
+    url = functools.partial(_inventory_url, search=search, low_only=low_only)
     context = {
         "section": "inventory",
         "form": form if form.is_bound else InventorySearchForm(),
-        "rows": rows,
+        "rows": [_stock_row(p) for p in page.products],
+        "page": page,
+        "page_links": _page_links(page.number, page.pages, search=search, low_only=low_only) if page.pages > 1 else [],
+        "previous_url": url(page=page.number - 1) if page.number > 1 else None,
+        "next_url": url(page=page.number + 1) if page.number < page.pages else None,
+        "here": url(page=page.number),
         "search": search,
         "low_only": low_only,
-        "low_count": sum(1 for row in rows if row.status != "ok"),
+        "low_count": page.low,
+        # A page link followed with htmx moves focus to the new page's summary, not back to the top.
+        "focus_summary": request.headers.get("HX-Trigger", "").startswith("pager-"),
     }
-    # htmx's live search swaps only the table.
+    # htmx's live search and page links swap only the table.
     template = "dashboard/_inventory_table.html" if request.headers.get("HX-Request") else "dashboard/inventory.html"
     return render(request, template, context, status=200 if form.is_valid() or not form.is_bound else 400)
 
@@ -207,6 +239,13 @@ def sales(request: HttpRequest) -> HttpResponse:
         for day in days
     ]
     week_revenue = sum((day.revenue for day in days), Decimal(0))
+    # What Chart.js draws over the CSS bars when scripts run; the labels and amounts are the table's.
+    chart_data = {
+        "labels": [f"{day.date:%a}" for day in days[:-1]] + ["Today"] * bool(days),
+        "titles": [f"{day.date:%a} {day.date.day} {day.date:%b}" for day in days],
+        "revenue": [float(day.revenue) for day in days],
+        "display": [row["revenue"] for row in chart],
+    }
     return render(
         request,
         "dashboard/sales.html",
@@ -216,6 +255,7 @@ def sales(request: HttpRequest) -> HttpResponse:
             "revenue": money_format(today.revenue, store.currency),
             "average": money_format(today.revenue / today.receipts, store.currency) if today.receipts else None,
             "chart": chart,
+            "chart_data": chart_data,
             "week_revenue": money_format(week_revenue, store.currency),
             "top": [
                 {"product": row.product, "units": row.units, "revenue": money_format(row.revenue, store.currency)}
