@@ -15,8 +15,16 @@ from audit.models import Record, Turn
 from tenants.authentication import request_actor
 
 
+AUDIO_MAX_BYTES = 4 * 1024 * 1024
+AUDIO_FORMATS = {"audio/webm": "webm", "video/webm": "webm", "audio/ogg": "ogg", "audio/wav": "wav",
+                 "audio/x-wav": "wav", "audio/wave": "wav"}
+
+
 class TurnInputSerializer(serializers.Serializer):
-    text = serializers.CharField(max_length=500, trim_whitespace=True)
+    """Typed text, or (multipart) a recording in ``audio`` that is transcribed first; not both."""
+
+    text = serializers.CharField(max_length=500, trim_whitespace=True, required=False)
+    audio = serializers.FileField(required=False, allow_empty_file=True)
     mode = serializers.ChoiceField(choices=[mode.value for mode in Mode], default=Mode.ROUTER.value)
     conversation = serializers.CharField(max_length=64, required=False, allow_null=True, allow_blank=True)
 
@@ -24,6 +32,40 @@ class TurnInputSerializer(serializers.Serializer):
         if value and not all(ch.isalnum() or ch in "-_" for ch in value):
             raise serializers.ValidationError("Use letters, digits, '-' and '_' only.")
         return value or None
+
+    def validate_audio(self, value):
+        if value.size > AUDIO_MAX_BYTES:
+            raise serializers.ValidationError("The recording is too large (4 MB at most).")
+        return value
+
+    def validate(self, attrs: dict) -> dict:
+        if bool(attrs.get("text")) == bool(attrs.get("audio") is not None):
+            raise serializers.ValidationError("Send either text or an audio recording.")
+        return attrs
+
+
+def _audio_format(upload) -> str:
+    """The recording's format from its content type or file name (the decoder checks the bytes)."""
+    content_type = (upload.content_type or "").split(";")[0].strip().lower()
+    if content_type in AUDIO_FORMATS:
+        return AUDIO_FORMATS[content_type]
+    suffix = (upload.name or "").rsplit(".", 1)[-1].lower()
+    return {"webm": "webm", "ogg": "ogg", "oga": "ogg", "opus": "ogg", "wav": "wav"}.get(suffix, suffix or "unknown")
+
+
+def transcribe_upload(*, store, upload):
+    """The transcript of an uploaded recording, with the store's product words as Whisper's prompt.
+
+    Raises:
+        SpeechError: empty, not audio, too long or unsupported (mapped to a 400 with its message).
+    """
+    from assistant.speech.config import speech_settings
+    from assistant.speech.decode import decode_audio
+    from assistant.speech.transcribe import transcribe
+    from assistant.tasks import prompt_words
+
+    samples = decode_audio(upload.read(), audio_format=_audio_format(upload), max_seconds=speech_settings().max_seconds)
+    return transcribe(samples, prompt_words=prompt_words(store))
 
 
 TurnOutput = inline_serializer(
@@ -52,10 +94,15 @@ class TurnApi(APIView):
     def post(self, request: Request) -> Response:
         data = TurnInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        text, transcript = data.validated_data.get("text", ""), None
+        if data.validated_data.get("audio") is not None:
+            heard = transcribe_upload(store=request.store, upload=data.validated_data["audio"])
+            text, transcript = heard.text, heard.as_event_data()
         result = run_turn(
             store=request.store,
             turn=TurnInput(
-                text=data.validated_data["text"],
+                text=text,
+                transcript=transcript,
                 mode=Mode(data.validated_data["mode"]),
                 conversation=data.validated_data.get("conversation"),
                 channel="api",
