@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from ledger.models import Order, ReorderDraft
+from tenants.context import use_store
 from tenants.models import Membership, Store, StoreToken
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -92,15 +93,17 @@ def test_a_new_owner_signs_up_finds_a_low_item_approves_a_reorder_and_manages_a_
     page.get_by_role("link", name="Approvals").click()
     page.get_by_role("button", name=re.compile(r"Draft a reorder of the 3 low items")).click()
     expect(page.get_by_text(re.compile(r"Drafted a reorder of 3 low products"))).to_be_visible()
-    draft = ReorderDraft.objects.get(store=store, status="pending")
+    with use_store(store):  # ledger rows are under row-level security on PostgreSQL
+        draft = ReorderDraft.objects.get(store=store, status="pending")
     card = page.locator(f"#draft-{draft.pk}")
     expect(card).to_contain_text("Toor dal")
     expect(card).to_contain_text("$401.70")  # 42 x $5.00 + 21 x $4.50 + 18 x $5.40 at cost
     card.get_by_role("button", name=f"Approve draft #{draft.pk}").click()
     expect(page.get_by_text(re.compile(r"Approved: order #\d+ placed"))).to_be_visible()
-    draft.refresh_from_db()
+    with use_store(store):
+        draft.refresh_from_db()
+        order = Order.objects.get(draft=draft)
     assert draft.status == "confirmed" and draft.decided_by == f"user:{membership.user_id}"
-    order = Order.objects.get(draft=draft)
     page.get_by_role("link", name="Orders").click()
     expect(page.get_by_text(f"Order #{order.pk} · $401.70")).to_be_visible()
 
