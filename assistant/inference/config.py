@@ -12,8 +12,9 @@ Per role (``ROUTER``, ``GUARD``, ``GENERAL``, ``NATIVE``, ``SMALL``):
 - ``SHELFWISE_<ROLE>_TIMEOUT``: openai only, seconds per request (default 30).
 - ``SHELFWISE_<ROLE>_CTX``: llamacpp only, context tokens (default 4096).
 - ``SHELFWISE_LLAMACPP_THREADS``: llamacpp threads for every role (default: all cores).
-
-The small mode has no bundled model: its trained model must be configured.
+- ``transformers`` (in process, the default for ``SMALL``): ``SHELFWISE_<ROLE>_MODEL`` is a LoRA
+  adapter folder over the bundled SmolLM2-135M base (default for small: the shipped checkpoint,
+  ``assistant/small/checkpoint``); ``SHELFWISE_<ROLE>_DTYPE``: ``float32`` (default) or ``bfloat16``.
 """
 
 from __future__ import annotations
@@ -32,7 +33,11 @@ from shelfwise.env import env_choice, env_float, env_int, env_str
 from .base import InferenceBackend, Role
 
 BACKENDS = ("llamacpp", "openai")
+# The in-process transformers backend completes raw prompts with a LoRA adapter: the small model only.
+ROLE_BACKENDS = {Role.SMALL: ("transformers", *BACKENDS)}
 BUNDLED_ROLES = frozenset({Role.ROUTER, Role.GUARD, Role.GENERAL, Role.NATIVE})
+DEFAULT_BACKEND = {Role.SMALL: "transformers"}
+SMALL_CHECKPOINT = Path(__file__).resolve().parents[1] / "small" / "checkpoint"
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class RoleConfig:
     timeout_s: float = 30.0
     n_ctx: int = 4096
     n_threads: int = 0
+    dtype: str = "float32"
 
 
 def _var(role: Role, name: str) -> str:
@@ -67,8 +73,19 @@ def role_config(role: Role | str) -> RoleConfig:
         ImproperlyConfigured: a value is unknown or missing; the message names the variable.
     """
     role = _role(role)
-    backend = env_choice(_var(role, "BACKEND"), "llamacpp", BACKENDS)
+    backend = env_choice(_var(role, "BACKEND"), DEFAULT_BACKEND.get(role, "llamacpp"), ROLE_BACKENDS.get(role, BACKENDS))
     model = env_str(_var(role, "MODEL")).strip()
+    if backend == "transformers":
+        adapter = Path(model).expanduser() if model else SMALL_CHECKPOINT
+        if not (adapter / "adapter_config.json").is_file():
+            raise ImproperlyConfigured(
+                f"{_var(role, 'MODEL')} must be a LoRA adapter folder (with adapter_config.json); {adapter} is not."
+            )
+        return RoleConfig(
+            role=role, backend=backend, model=str(adapter.resolve()),
+            dtype=env_choice(_var(role, "DTYPE"), "float32", ("float32", "bfloat16")),
+            n_threads=env_int("SHELFWISE_LLAMACPP_THREADS", 0, minimum=0, maximum=512),
+        )
     if backend == "llamacpp":
         if model:
             if not Path(model).expanduser().is_file():
@@ -111,6 +128,11 @@ def role_config(role: Role | str) -> RoleConfig:
 
 def backend_build(config: RoleConfig) -> InferenceBackend:
     """A new backend for ``config`` (models load on first use or ``warm_up``, not here)."""
+    if config.backend == "transformers":
+        from .transformers_backend import TransformersBackend
+
+        return TransformersBackend(role=config.role, adapter=Path(config.model), dtype=config.dtype,
+                                   threads=config.n_threads, setting=_var(config.role, "MODEL"))
     if config.backend == "llamacpp":
         from .llamacpp import LlamaCppBackend, LlamaCppOptions
 

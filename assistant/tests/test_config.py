@@ -82,9 +82,18 @@ def test_a_model_file_and_context_size_are_taken_from_the_environment(monkeypatc
     assert backend.options.n_ctx == 8192
 
 
-def test_the_small_model_has_no_bundled_default():
-    with pytest.raises(ImproperlyConfigured, match="no bundled default: set SHELFWISE_SMALL_MODEL"):
-        get_backend("small")
+def test_the_small_model_defaults_to_the_shipped_adapter_on_transformers():
+    from assistant.inference.config import SMALL_CHECKPOINT
+
+    config = role_config("small")
+    assert (config.backend, config.model) == ("transformers", str(SMALL_CHECKPOINT.resolve()))
+    assert get_backend("small").kind == "transformers"  # built lazily: no model loads here
+
+
+def test_a_small_model_folder_without_an_adapter_is_refused(monkeypatch, tmp_path):
+    monkeypatch.setenv("SHELFWISE_SMALL_MODEL", str(tmp_path))
+    with pytest.raises(ImproperlyConfigured, match="SHELFWISE_SMALL_MODEL must be a LoRA adapter folder"):
+        role_config("small")
 
 
 def test_an_unknown_role_is_refused():
