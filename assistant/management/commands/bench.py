@@ -9,6 +9,7 @@ and the model-call durations by role (from the audit), then a summary across run
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -54,6 +55,15 @@ class Command(BaseCommand):
         except SuiteError as exc:
             raise CommandError(str(exc)) from exc
         mode = options["mode"]
+        if mode == Mode.NATIVE.value:
+            # The native mode reads its variant per turn from the environment; the label is stored with the run.
+            from assistant.modes.native import VARIANTS, native_variant
+
+            if options["variant"]:
+                if options["variant"] not in VARIANTS:
+                    raise CommandError(f"--variant for the native mode is one of {', '.join(VARIANTS)}.")
+                os.environ["SHELFWISE_NATIVE_VARIANT"] = options["variant"]
+            options["variant"] = native_variant()
         out = self.stdout.write
         limited = f", first {len(suite.turns)} turns only" if options["limit"] else ""
         out(f"Suite {suite.name} ({len(suite.turns)} turns{limited}), mode {mode}, "

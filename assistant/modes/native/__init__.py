@@ -1,0 +1,50 @@
+"""The native tool-calling mode: the model calls the tools itself, in its own format.
+
+Two variants, chosen by ``SHELFWISE_NATIVE_VARIANT`` (read per turn):
+
+- ``hardened`` (default): retrieval shortlist, JSON-schema-constrained decoding, validation,
+  one repair, code-owned exact fields (seed 002); see ``hardened``.
+- ``plain``: every tool declared, a free loop as in the seed's mode A; see ``plain``.
+
+``SHELFWISE_NATIVE_TOOLS_K`` sets the hardened shortlist size (default ``retrieval.DEFAULT_K``).
+"""
+
+from __future__ import annotations
+
+from assistant.inference.base import InferenceError
+from assistant.modes.base import ModeOutcome, TurnContext
+from assistant.retrieval import DEFAULT_K
+from assistant.types import Outcome
+from shelfwise.env import env_choice, env_int
+
+from . import common
+from .template import TemplateError
+
+VARIANTS = ("hardened", "plain")
+
+
+def native_variant() -> str:
+    """The configured variant (``SHELFWISE_NATIVE_VARIANT``)."""
+    return env_choice("SHELFWISE_NATIVE_VARIANT", "hardened", VARIANTS)
+
+
+class NativeMode:
+    name = "native"
+
+    def __init__(self, variant: str | None = None) -> None:
+        self.variant = variant or native_variant()
+        if self.variant not in VARIANTS:
+            raise ValueError(f"Unknown native variant {self.variant!r}; variants are {', '.join(VARIANTS)}.")
+
+    def handle(self, ctx: TurnContext) -> ModeOutcome:
+        from . import hardened, plain
+
+        try:
+            if self.variant == "plain":
+                return plain.handle(ctx)
+            return hardened.handle(ctx, k=env_int("SHELFWISE_NATIVE_TOOLS_K", DEFAULT_K, minimum=1, maximum=10))
+        except (InferenceError, TemplateError):
+            return ModeOutcome(action=None, reply=common.UNAVAILABLE, outcome=Outcome.ERROR)
+
+
+__all__ = ["VARIANTS", "NativeMode", "native_variant"]
