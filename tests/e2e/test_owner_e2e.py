@@ -7,9 +7,7 @@ The books are checked after each step. No model runs: nothing here goes through 
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 
 import pytest
 
@@ -20,40 +18,6 @@ from tenants.models import Membership, Store, StoreToken
 expect = pytest.importorskip("playwright.sync_api").expect
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _sync_database_beside_playwright() -> Iterator[None]:
-    """Playwright's sync API keeps an event loop in the test thread; Django then refuses the test's
-    own ORM calls. They are plain synchronous calls in that thread, so allow them for this module."""
-    saved = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    yield
-    if saved is None:
-        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    else:
-        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved
-
-@pytest.fixture
-def browser(chromium_args, transactional_db):
-    """This module's Chromium starts after the test database is set up and its migrated rows restored.
-
-    The shared fixture is module-scoped, so pytest starts it before the function-scoped database
-    fixtures; with Playwright's event loop already running, the restore of the migrated rows
-    (grocery business type) that a transactional test needs at setup was skipped.
-    """
-    from tests.e2e.conftest import CHROMIUM
-
-    if not CHROMIUM:
-        pytest.skip("Chromium is not installed (apt-get install chromium chromium-driver).")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", *chromium_args])
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 EMAIL = "meera@example.com"

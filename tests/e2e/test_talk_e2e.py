@@ -12,7 +12,6 @@ voice test runs every model for real (speech, guard, router).
 
 from __future__ import annotations
 
-import os
 import re
 import wave
 from collections.abc import Iterator
@@ -59,20 +58,6 @@ def _espeak_wav(path: Path) -> Path:
         out.setframerate(WAV_RATE)
         out.writeframes(to_pcm16(audio))
     return path
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _sync_database_beside_playwright() -> Iterator[None]:
-    """Playwright's sync API keeps an event loop in the test thread; Django then refuses every
-    synchronous query there (the test's own rows, pytest-django's flush). That loop is Playwright's,
-    not Django's, so the refusal is lifted for this module only (Playwright's documented remedy)."""
-    saved = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    yield
-    if saved is None:
-        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    else:
-        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved
 
 
 @pytest.fixture(scope="module")
