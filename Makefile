@@ -14,6 +14,7 @@ $(STAMP): $(wildcard requirements*.txt)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	$(BIN)/python -m pip install -q --no-deps -r requirements-nodeps.txt
 	@touch $(STAMP)
 
 run: export PUBLIC_URL ?= http://$(HOST):$(PORT)

@@ -118,7 +118,13 @@ REDIS_URL = env_redis_url("REDIS_URL")
 
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+    # channels_redis waits in a server-side BZPOPMIN of 5 s; redis-py 8 gives reads a 5 s socket
+    # timeout by default, so a busy moment on the loop let the client give up first and Channels
+    # dropped the consumer. Reads here outlast the blocking pop.
+    CHANNEL_LAYERS = {"default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+    }}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "shelfwise"}}
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

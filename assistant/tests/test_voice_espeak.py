@@ -71,21 +71,6 @@ def _check_order(frames: list[dict]) -> None:
     assert shown == [(call["tool"], call["arguments"]) for call in done["tool_calls"]]
 
 
-
-@pytest.fixture(autouse=True)
-def in_memory_channel_layer(settings):
-    """This test measures speech and routing over the socket protocol, in process (Channels'
-    communicator), so it uses the in-memory channel layer even where REDIS_URL is set: with the
-    Redis layer, a turn that keeps the in-process consumer idle for several seconds ended in a
-    Redis read timeout in this harness. The Redis layer is covered by the fast socket tests and,
-    with real speech and a real model, by the talk page's browser test on the live server."""
-    from channels.layers import channel_layers
-
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    channel_layers.backends.clear()
-    yield
-    channel_layers.backends.clear()
-
 def test_spoken_owner_phrases_resolve_to_the_right_product_and_action(store, owner, capsys):
     with use_store(store):
         install_demo_catalog(store=store)
