@@ -45,7 +45,8 @@ def evaluate_records(records: list[dict[str, Any]], backend: Any, *, catalog_nam
     """Counts for one split: first calls (exact, tool) and answers after results (correct, exact)."""
     from assistant.inference.base import ModelRequest, Role
     from assistant.small import protocol
-    from assistant.small.runtime import PROMPT_END, _numbers, compact_lines
+    from assistant.small.runtime import PROMPT_END, compact_lines
+    from assistant.spoken_numbers import numbers_in
 
     counts = {"first_call": 0, "first_call_exact": 0, "first_call_tool": 0,
               "answers": 0, "answers_correct": 0, "answers_exact": 0, "failures": []}
@@ -81,7 +82,7 @@ def evaluate_records(records: list[dict[str, Any]], backend: Any, *, catalog_nam
                 text = parsed[1] if parsed and parsed[0] == "Answer" else ""
                 if text.strip().casefold() == gold_text.casefold():
                     counts["answers_exact"] += 1
-                if text and _numbers(text) == _numbers(gold_text) and \
+                if text and numbers_in(text) == numbers_in(gold_text) and \
                         _products_named(text, catalog_names) >= _products_named(gold_text, catalog_names):
                     counts["answers_correct"] += 1
                 else:

@@ -31,6 +31,7 @@ from assistant.inference.base import InferenceError, ModelRequest, Role
 from assistant.model_log import ask
 from assistant.small import protocol
 from assistant.small.protocol import MAX_STEPS, Call, parse_call, parse_next
+from assistant.spoken_numbers import misattributed_numbers, numbers_in
 from assistant.types import Outcome
 
 if TYPE_CHECKING:
@@ -45,10 +46,10 @@ UNAVAILABLE = "Sorry, I can't think right now: the assistant's model is not avai
 CLARIFY = "Sorry, I didn't catch that. Could you say it another way?"
 TOO_MANY = "Sorry, I couldn't finish that. Could you ask it another way?"
 ACTIONS = {"play_demo_video": "play_demo", "play_audio_guide": "play_guide", "ask_general": "general"}
-_FACT = re.compile(r"\d|\$|\b(aisle|shelf|cooler|freezer|in stock|left|price|costs?|units?|bags?|bottles?)\b", re.I)
+_FACT = re.compile(r"\d|\$|\b(aisle|shelf|cooler|freezer|in stock|left|price|costs?|units?|bags?|bottles?)\b", re.IGNORECASE)
 _NUMBER_WORDS = re.compile(
     r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
-    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b", re.I
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b", re.IGNORECASE
 )
 
 
@@ -293,28 +294,15 @@ def _run_call(loop: Loop, call: Call) -> ModeOutcome | None:
     return None
 
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-
-
-def _numbers(text: str) -> set[str]:
-    """The numbers in ``text``, written one way ("1,200" = "1200", "3.50" = "3.5", "6.00" = "6")."""
-    found = set()
-    for match in _NUMBER.findall(text):
-        number = match.replace(",", "")
-        if "." in number:
-            number = number.rstrip("0").rstrip(".")
-        found.add(number or "0")
-    return found
-
-
 def _checked_answer(loop: Loop, answer: str) -> ModeOutcome:
     """The model's answer when every number in it came from this turn's results or the owner's words.
 
     Code owns every number spoken back: an answer quoting a number no result gave (a guessed
     count, a price from another product) is replaced by the reply code builds from the last result.
     """
-    known = _numbers(" ".join(line["text"] for line in loop.lines if line["tag"] in ("Result", "Owner")))
-    if _numbers(answer) <= known:
+    known = numbers_in(" ".join(line["text"] for line in loop.lines if line["tag"] in ("Result", "Owner")))
+    results = [data for _, _, data in loop.done]
+    if numbers_in(answer) <= known and not misattributed_numbers(answer, results, loop.ctx.words.numbers):
         return loop.outcome(answer, model_written=True)
     reply = code_reply(loop)
     if reply is None:

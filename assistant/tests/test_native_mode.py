@@ -393,3 +393,15 @@ def test_plain_parser_reads_a_bare_call_copied_from_the_templates_doubled_braces
     prose, calls = parse_output('<tools> {{"name": "get_todays_transactions", "arguments": {}}} </tools>')
     assert [(call.name, call.arguments) for call in calls] == [("get_todays_transactions", {})] and prose == ""
     assert parse_output("Atta is in Aisle 2.") == ("Atta is in Aisle 2.", [])
+
+
+def test_hardened_reply_that_swaps_two_products_counts_is_repaired(client, demo, model, hardened):
+    samosas, dal = _stock(demo, "Frozen samosas"), _stock(demo, "Toor dal")
+    assert samosas != dal
+    model.add(_call("get_inventory", filter="low"),
+              {"reply": f"Frozen samosas are down to {dal} and toor dal to {samosas}."},
+              {"reply": f"Frozen samosas are down to {samosas} and toor dal to {dal}."})
+    answer = _say(client, "what's running low")
+    assert f"The reply gives Frozen samosas the number {dal}, which is another product's" in model.requests[2].prompt
+    assert answer["reply"] == f"Frozen samosas are down to {samosas} and toor dal to {dal}."
+    assert _records(demo, "native_harness")[-1].result["reply_source"] == "model"

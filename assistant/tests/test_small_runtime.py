@@ -200,3 +200,13 @@ def test_a_call_repeated_in_the_same_turn_ends_the_loop_with_codes_answer_from_i
     assert len(answer["tool_calls"]) == 1 and len(small.requests) == 2
     location = _product(demo, "Jaggery").location
     assert location in answer["reply"]
+
+
+def test_an_answer_that_swaps_two_products_counts_is_replaced_by_codes_reply(client, demo, small):
+    samosas, dal = _product(demo, "Frozen samosas").stock, _product(demo, "Toor dal").stock
+    assert samosas != dal
+    small.add(' Call: get_inventory {"filter": "low"}', f" Answer: Samosas are at {dal}, toor dal at {samosas}.")
+    answer = _say(client, "what's running low")
+    assert answer["tool_calls"][0]["arguments"] == {"filter": "low"}
+    assert f"Samosas are at {dal}" not in answer["reply"]
+    assert "Frozen samosas" in answer["reply"] and "Toor dal" in answer["reply"]  # code's list of the low items

@@ -9,7 +9,6 @@ variants: the model never gets to talk around a refusal.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -228,27 +227,3 @@ def code_reply(ctx: TurnContext, steps: list[Step]) -> str | None:
             except (KeyError, TypeError):
                 return None
     return None
-
-
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
-
-
-def numbers_in(text: str) -> set[str]:
-    """The numbers written in digits in ``text``, normalised ("1,200" → "1200", "8.50" → "8.5")."""
-    found = set()
-    for raw in _NUMBER.findall(text):
-        value = raw.replace(",", "")
-        if "." in value:
-            value = value.rstrip("0").rstrip(".")
-        found.add(value.lstrip("0") or "0")
-    return found
-
-
-def unsupported_numbers(reply: str, steps: list[Step], owner_numbers: tuple[int, ...]) -> list[str]:
-    """Numbers in the reply that appear in no tool result of the turn and not in the owner's words."""
-    known: set[str] = {str(number) for number in owner_numbers}
-    for step in steps:
-        text = json.dumps(step.data, ensure_ascii=False)
-        known |= numbers_in(text)
-        known |= {value.split(".")[0] for value in numbers_in(text)}  # "$401" for 401.50 is the same amount
-    return sorted(number for number in numbers_in(reply) if number not in known)

@@ -49,6 +49,11 @@ from assistant.model_log import ask
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.modes.client_tools import CLIENT_TOOLS, is_client_tool
 from assistant.retrieval import DEFAULT_K, ESCAPE_HATCH, tool_shortlist
+from assistant.spoken_numbers import (
+    misattributed_numbers,
+    numbers_in,
+    unsupported_numbers,
+)
 from assistant.types import EventKind, Outcome
 from mcp_gateway.registry import tool_get, tool_list
 
@@ -287,10 +292,16 @@ class Harness:
         for name, pattern in _DESCRIBED.items():
             if name in self.shortlist and name not in ran and pattern.search(reply):
                 return f"You did not call {name}. Call it now.", True
-        unsupported = common.unsupported_numbers(reply, self.steps, self.ctx.words.numbers)
+        results = [step.data for step in self.steps]
+        unsupported = unsupported_numbers(reply, results, self.ctx.words.numbers)
         if unsupported:
             return (f"The reply says {', '.join(unsupported)}, which is not in the tool results. "
                     "Use only numbers from the tool results."), False
+        swapped = misattributed_numbers(reply, results, self.ctx.words.numbers)
+        if swapped:
+            product, number = swapped[0]
+            return (f"The reply gives {product} the number {number}, which is another product's. "
+                    f"Say {product}'s own numbers from the tool results."), False
         for step in self.steps:
             missing = _missing_write_facts(step, reply) if step.ok else None
             if missing:
@@ -440,11 +451,11 @@ _DESCRIBED = {
 
 def _missing_write_facts(step: common.Step, reply: str) -> str:
     """What a reply must repeat from a write the turn made (empty when it does): the owner approves what they hear."""
-    said = common.numbers_in(reply)
+    said = numbers_in(reply)
     said |= {number.split(".")[0] for number in said}
     if step.name == "place_reorder" and step.data.get("lines"):
         wanted = [str(line["qty"]) for line in step.data["lines"]] if len(step.data["lines"]) == 1 else []
-        total = common.numbers_in(str(step.data.get("estimatedTotal", "")))
+        total = numbers_in(str(step.data.get("estimatedTotal", "")))
         wanted += sorted({number.split(".")[0] for number in total})
         missing = [value for value in wanted if value not in said]
         return f"say {', '.join(missing)} (the draft's quantity and estimated total)" if missing else ""
@@ -455,14 +466,14 @@ def _missing_write_facts(step: common.Step, reply: str) -> str:
 
 def _missing_fact(product: dict[str, Any], ask: str, reply: str) -> tuple[str, str] | None:
     """(what, value) when the reply leaves out the product fact the owner asked for."""
-    said = common.numbers_in(reply)
+    said = numbers_in(reply)
     said |= {number.split(".")[0] for number in said}
     if ask in ("count", "available") and product.get("stock") is not None:
         if ask == "available" and product["stock"] == 0:
             return None
         return None if str(product["stock"]) in said else ("count", str(product["stock"]))
     if ask == "price" and product.get("price") is not None:
-        return None if common.numbers_in(str(product["price"])) & said else ("price", str(product["price"]))
+        return None if numbers_in(str(product["price"])) & said else ("price", str(product["price"]))
     if ask == "where" and product.get("location"):
         place = str(product["location"]).split(",")[0].strip()  # "Aisle 2" of "Aisle 2, bottom shelf, left"
         return None if place.lower() in reply.lower() else ("shelf", str(product["location"]))
