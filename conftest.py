@@ -54,6 +54,30 @@ def owner(store):
 
 
 @pytest.fixture
+def demo(store):
+    """The store with the demo catalog (ledger/demo.py: the grocery products, shelves and today's sales)."""
+    from ledger.demo import install_demo_catalog
+    from tenants.context import use_store
+
+    with use_store(store):
+        install_demo_catalog(store=store)
+    return store
+
+
+@pytest.fixture
+def api_client(demo):
+    """A REST client holding a token of the demo store with the ``api`` scope."""
+    from rest_framework.test import APIClient
+
+    from tenants.services import token_create
+
+    _, raw = token_create(store=demo, name="tests", scopes=["api"])
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return client
+
+
+@pytest.fixture
 def staff(store):
     user = UserFactory(username="bob", email="bob@example.com")
     MembershipFactory(user=user, store=store, role=Membership.Role.STAFF)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -92,3 +93,25 @@ def _words(request: ModelRequest) -> int:
     if request.prompt is not None:
         return len(request.prompt.split())
     return sum(len(str(m.get("content", "")).split()) for m in request.messages)
+
+
+SAFE_VERDICT = {"verdict": "safe", "category": "none"}
+
+
+@contextmanager
+def fake_models(role: Any, *, general: Scripted = "Happy to help!") -> Iterator[FakeBackend]:
+    """A scripted ``FakeBackend`` serving ``role`` (yielded, for the test to script and inspect), with the
+    guard model judging every text safe and the general model answering ``general``. For tests that run
+    a turn: the guard's other layers, grounding, policy, gateway and ledger around the models run for real.
+    """
+    from .base import Role
+    from .config import backend_override
+
+    fake = FakeBackend()
+    with ExitStack() as stack:
+        stack.enter_context(backend_override(role, fake))
+        if Role(role) is not Role.GENERAL:
+            stack.enter_context(backend_override(Role.GENERAL, FakeBackend(default=general)))
+        if Role(role) is not Role.GUARD:
+            stack.enter_context(backend_override(Role.GUARD, FakeBackend(default=SAFE_VERDICT)))
+        yield fake

@@ -9,9 +9,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from assistant.inference.base import InferenceError, ErrorCode, Role
-from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend
+from assistant.inference.base import ErrorCode, InferenceError, Role
+from assistant.inference.fake import fake_models
 from audit.models import Record, Turn
 from ledger.demo import install_demo_catalog
 from ledger.models import Order, Product, ReorderDraft, StockEntry
@@ -20,30 +19,13 @@ from tenants.services import token_create
 
 
 @pytest.fixture
-def demo(store):
-    install_demo_catalog(store=store)
-    return store
-
-
-@pytest.fixture
-def client(demo):
-    _, raw = token_create(store=demo, name="turns", scopes=["api"])
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    return api
-
-
-@pytest.fixture
 def router():
-    fake = FakeBackend()
-    general = FakeBackend(default="Happy to help!")
-    guard = FakeBackend(default={"verdict": "safe", "category": "none"})
-    with backend_override(Role.ROUTER, fake), backend_override(Role.GENERAL, general), backend_override(Role.GUARD, guard):
+    with fake_models(Role.ROUTER) as fake:
         yield fake
 
 
-def _say(client, text, conversation=None, mode="router"):
-    response = client.post("/api/v1/turns", {"text": text, "conversation": conversation, "mode": mode}, format="json")
+def _say(api_client, text, conversation=None, mode="router"):
+    response = api_client.post("/api/v1/turns", {"text": text, "conversation": conversation, "mode": mode}, format="json")
     assert response.status_code == 200, response.content
     return response.json()
 
@@ -58,9 +40,9 @@ def _stock(store, name):
         return Product.objects.get(store=store, name=name).stock
 
 
-def test_a_lookup_grounds_the_hindi_name_and_speaks_from_the_result(client, demo, router):
+def test_a_lookup_grounds_the_hindi_name_and_speaks_from_the_result(api_client, demo, router):
     router.add({"action": "find_product", "item": "gur", "ask": "where"})
-    answer = _say(client, "um where did we put the gur")
+    answer = _say(api_client, "um where did we put the gur")
     assert answer["action"] == "find_product"
     assert answer["tool_calls"][0]["tool"] == "get_inventory"
     assert answer["tool_calls"][0]["arguments"] == {"item": "Jaggery"}
@@ -72,44 +54,44 @@ def test_a_lookup_grounds_the_hindi_name_and_speaks_from_the_result(client, demo
     assert router.requests[0].json_schema["properties"]["action"]["enum"][0] == "general"
 
 
-def test_the_model_copying_an_example_product_cannot_replace_one_the_owner_never_said(client, demo, router):
+def test_the_model_copying_an_example_product_cannot_replace_one_the_owner_never_said(api_client, demo, router):
     router.add({"action": "find_product", "item": "rice", "ask": "where"})
-    answer = _say(client, "where is the pizza")
+    answer = _say(api_client, "where is the pizza")
     assert "don't carry pizza" in answer["reply"]
     assert "Aisle 2" not in answer["reply"]
     assert all(call["arguments"].get("item") != "Basmati rice" for call in answer["tool_calls"])
 
 
-def test_a_count_update_sets_the_owners_number_against_the_ledgers_count(client, demo, router):
+def test_a_count_update_sets_the_owners_number_against_the_ledgers_count(api_client, demo, router):
     before = _stock(demo, "Atta")
     router.add({"action": "update_count", "item": "atta"})
-    answer = _say(client, "we actually have fifteen bags of atta")
+    answer = _say(api_client, "we actually have fifteen bags of atta")
     update = [call for call in answer["tool_calls"] if call["tool"] == "update_inventory"][0]
     assert update["arguments"] == {"item": "Atta", "stock": 15, "expectedStock": before}
     assert _stock(demo, "Atta") == 15
     assert "15" in answer["reply"] and str(before) in answer["reply"]
 
 
-def test_a_model_asking_for_an_unrequested_count_change_changes_nothing(client, demo, router):
+def test_a_model_asking_for_an_unrequested_count_change_changes_nothing(api_client, demo, router):
     journal = _journal(demo)
     router.add({"action": "update_count", "item": "atta"})
-    answer = _say(client, "oh great")
+    answer = _say(api_client, "oh great")
     assert not any(call["tool"] == "update_inventory" for call in answer["tool_calls"])
     assert _journal(demo) == journal
 
 
-def test_a_model_asking_for_an_unrequested_draft_gets_a_lookup_not_a_draft(client, demo, router):
+def test_a_model_asking_for_an_unrequested_draft_gets_a_lookup_not_a_draft(api_client, demo, router):
     router.add({"action": "draft_restock", "item": "toor dal"})
-    answer = _say(client, "how much is the toor dal")
+    answer = _say(api_client, "how much is the toor dal")
     assert answer["action"] == "find_product"
     assert not any(call["tool"] == "place_reorder" and call["ok"] for call in answer["tool_calls"])
     with use_store(demo):
         assert not ReorderDraft.objects.filter(store=demo).exists()
 
 
-def test_a_model_asking_to_restock_everything_unprompted_is_refused_by_policy(client, demo, router):
+def test_a_model_asking_to_restock_everything_unprompted_is_refused_by_policy(api_client, demo, router):
     router.add({"action": "draft_restock"})
-    answer = _say(client, "how are things looking today")
+    answer = _say(api_client, "how are things looking today")
     refused = [call for call in answer["tool_calls"] if call["tool"] == "place_reorder"]
     assert refused and refused[0]["ok"] is False
     with use_store(demo):
@@ -117,14 +99,14 @@ def test_a_model_asking_to_restock_everything_unprompted_is_refused_by_policy(cl
     assert "didn't change anything" in answer["reply"]
 
 
-def test_restock_then_a_fresh_yes_places_exactly_that_draft(client, demo, router):
+def test_restock_then_a_fresh_yes_places_exactly_that_draft(api_client, demo, router):
     router.add({"action": "draft_restock"})
-    offer = _say(client, "restock all the low stuff")
+    offer = _say(api_client, "restock all the low stuff")
     assert offer["pending_draft"] is not None
     assert "$401.70" in offer["reply"]
     lines = {line["product"]: line["qty"] for line in offer["pending_draft"]["lines"]}
     assert lines == {"Toor dal": 42, "Mustard oil": 21, "Frozen samosas": 18}
-    yes = _say(client, "yes, place the order", conversation=offer["conversation"])
+    yes = _say(api_client, "yes, place the order", conversation=offer["conversation"])
     assert yes["action"] == "confirm"
     assert len(router.requests) == 1  # the yes never reached the model
     with use_store(demo):
@@ -133,44 +115,44 @@ def test_restock_then_a_fresh_yes_places_exactly_that_draft(client, demo, router
     assert yes["pending_draft"] is None
 
 
-def test_a_yes_after_another_turn_does_not_confirm_the_draft(client, demo, router):
+def test_a_yes_after_another_turn_does_not_confirm_the_draft(api_client, demo, router):
     router.add({"action": "draft_restock"}, {"action": "general"})
-    offer = _say(client, "restock all the low stuff")
-    _say(client, "thanks", conversation=offer["conversation"])
-    late = _say(client, "yes", conversation=offer["conversation"])
+    offer = _say(api_client, "restock all the low stuff")
+    _say(api_client, "thanks", conversation=offer["conversation"])
+    late = _say(api_client, "yes", conversation=offer["conversation"])
     with use_store(demo):
         assert not Order.objects.filter(store=demo).exists()
         assert ReorderDraft.objects.get(store=demo).status == ReorderDraft.Status.PENDING
     assert late["pending_draft"] is not None
 
 
-def test_no_declines_the_draft_on_offer(client, demo, router):
+def test_no_declines_the_draft_on_offer(api_client, demo, router):
     router.add({"action": "draft_restock"})
-    offer = _say(client, "restock all the low stuff")
-    no = _say(client, "nah, skip that for now", conversation=offer["conversation"])
+    offer = _say(api_client, "restock all the low stuff")
+    no = _say(api_client, "nah, skip that for now", conversation=offer["conversation"])
     assert no["action"] == "decline"
     with use_store(demo):
         assert ReorderDraft.objects.get(store=demo).status == ReorderDraft.Status.DECLINED
 
 
-def test_another_one_plays_a_different_guide(client, demo, router):
+def test_another_one_plays_a_different_guide(api_client, demo, router):
     router.add({"action": "play_guide", "topic": "inventory"}, {"action": "play_guide"})
-    first = _say(client, "give me a quick tip on managing inventory")
-    second = _say(client, "play another one", conversation=first["conversation"])
+    first = _say(api_client, "give me a quick tip on managing inventory")
+    second = _say(api_client, "play another one", conversation=first["conversation"])
     assert first["media"][0]["kind"] == second["media"][0]["kind"] == "audio"
     assert first["media"][0]["url"] != second["media"][0]["url"]
     assert "Last action: play_guide" in router.requests[1].messages[1]["content"]
 
 
-def test_an_unavailable_model_gets_a_short_answer_and_changes_nothing(client, demo, router):
+def test_an_unavailable_model_gets_a_short_answer_and_changes_nothing(api_client, demo, router):
     journal = _journal(demo)
     router.add(InferenceError(ErrorCode.UNAVAILABLE, "server down"))
-    answer = _say(client, "we actually have fifteen bags of atta")
+    answer = _say(api_client, "we actually have fifteen bags of atta")
     assert "not available" in answer["reply"]
     assert _journal(demo) == journal
 
 
-def test_a_turn_that_fails_midway_reports_an_error_and_rolls_the_ledger_back(client, demo, router):
+def test_a_turn_that_fails_midway_reports_an_error_and_rolls_the_ledger_back(api_client, demo, router):
     journal = _journal(demo)
 
     def explode(request):
@@ -182,7 +164,7 @@ def test_a_turn_that_fails_midway_reports_an_error_and_rolls_the_ledger_back(cli
     original = replies.count_updated
     replies.count_updated = explode
     try:
-        answer = _say(client, "we actually have fifteen bags of atta")
+        answer = _say(api_client, "we actually have fifteen bags of atta")
     finally:
         replies.count_updated = original
     assert "Nothing was changed" in answer["reply"]
@@ -190,10 +172,10 @@ def test_a_turn_that_fails_midway_reports_an_error_and_rolls_the_ledger_back(cli
     assert _stock(demo, "Atta") != 15
 
 
-def test_every_model_call_and_tool_call_is_audited_in_order(client, demo, router):
+def test_every_model_call_and_tool_call_is_audited_in_order(api_client, demo, router):
     router.add({"action": "find_product", "item": "haldi", "ask": "price"})
-    answer = _say(client, "how much is the haldi")
-    audit = client.get("/api/v1/audit", {"conversation": answer["conversation"]}).json()
+    answer = _say(api_client, "how much is the haldi")
+    audit = api_client.get("/api/v1/audit", {"conversation": answer["conversation"]}).json()
     records = audit["turns"][0]["records"]
     kinds = [record["kind"] for record in records]
     assert kinds.index("guard") < kinds.index("model_call") < kinds.index("tool_call")
@@ -204,9 +186,9 @@ def test_every_model_call_and_tool_call_is_audited_in_order(client, demo, router
     assert tool_call["sql"], "the tool call's SQL statements are recorded"
 
 
-def test_another_store_cannot_read_a_conversations_audit(client, demo, router, other_store):
+def test_another_store_cannot_read_a_conversations_audit(api_client, demo, router, other_store):
     router.add({"action": "find_product", "item": "haldi", "ask": "where"})
-    answer = _say(client, "where is the haldi")
+    answer = _say(api_client, "where is the haldi")
     _, raw = token_create(store=other_store, name="other", scopes=["api"])
     other = APIClient()
     other.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
@@ -216,9 +198,9 @@ def test_another_store_cannot_read_a_conversations_audit(client, demo, router, o
     assert foreign.json() == missing.json()
 
 
-def test_another_stores_conversation_id_starts_a_new_conversation(client, demo, router, other_store):
+def test_another_stores_conversation_id_starts_a_new_conversation(api_client, demo, router, other_store):
     router.add({"action": "draft_restock"})
-    offer = _say(client, "restock all the low stuff")
+    offer = _say(api_client, "restock all the low stuff")
     install_demo_catalog(store=other_store)
     _, raw = token_create(store=other_store, name="other", scopes=["api"])
     other = APIClient()
@@ -235,14 +217,14 @@ def test_another_stores_conversation_id_starts_a_new_conversation(client, demo, 
     [{"text": ""}, {"text": "x" * 600}, {"text": "hi", "mode": "psychic"}, {"text": "hi", "conversation": "a b"}],
     ids=["empty", "long", "mode", "conversation"],
 )
-def test_bad_turn_input_gets_a_400_naming_the_field(client, body):
-    response = client.post("/api/v1/turns", body, format="json")
+def test_bad_turn_input_gets_a_400_naming_the_field(api_client, body):
+    response = api_client.post("/api/v1/turns", body, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "invalid"
 
 
-def test_malformed_json_gets_a_400(client):
-    response = client.post("/api/v1/turns", "{not json", content_type="application/json")
+def test_malformed_json_gets_a_400(api_client):
+    response = api_client.post("/api/v1/turns", "{not json", content_type="application/json")
     assert response.status_code == 400
     assert "error" in response.json()
 
@@ -251,9 +233,9 @@ def test_turns_need_credentials(db):
     assert APIClient().post("/api/v1/turns", {"text": "hi"}, format="json").status_code == 401
 
 
-def test_the_turn_is_recorded_with_mode_latency_and_stage_timings(client, demo, router):
+def test_the_turn_is_recorded_with_mode_latency_and_stage_timings(api_client, demo, router):
     router.add({"action": "todays_sales"})
-    answer = _say(client, "how did we do today")
+    answer = _say(api_client, "how did we do today")
     with use_store(demo):
         turn = Turn.objects.get(store=demo, conversation=answer["conversation"])
     assert turn.mode == "router" and turn.outcome == "answered"

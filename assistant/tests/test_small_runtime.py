@@ -12,46 +12,24 @@ checkpoint for real.
 from __future__ import annotations
 
 import pytest
-from rest_framework.test import APIClient
 
 from assistant.inference.base import Role
 from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend
+from assistant.inference.fake import FakeBackend, fake_models
 from assistant.small import runtime
 from assistant.small.protocol import MAX_STEPS
-from ledger.demo import install_demo_catalog
 from ledger.models import Order, Product, ReorderDraft, StockEntry
 from tenants.context import use_store
-from tenants.services import token_create
-
-
-@pytest.fixture
-def demo(store):
-    with use_store(store):
-        install_demo_catalog(store=store)
-    return store
-
-
-@pytest.fixture
-def client(demo):
-    _, raw = token_create(store=demo, name="turns", scopes=["api"])
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    return api
 
 
 @pytest.fixture
 def small():
-    fake = FakeBackend()
-    general = FakeBackend(default="Canberra is the capital of Australia.")
-    guard = FakeBackend(default={"verdict": "safe", "category": "none"})
-    with backend_override(Role.SMALL, fake), backend_override(Role.GENERAL, general), \
-            backend_override(Role.GUARD, guard):
+    with fake_models(Role.SMALL, general="Canberra is the capital of Australia.") as fake:
         yield fake
 
 
-def _say(client, text, conversation=None):
-    response = client.post("/api/v1/turns", {"text": text, "conversation": conversation, "mode": "small"}, format="json")
+def _say(api_client, text, conversation=None):
+    response = api_client.post("/api/v1/turns", {"text": text, "conversation": conversation, "mode": "small"}, format="json")
     assert response.status_code == 200, response.content
     return response.json()
 
@@ -67,9 +45,9 @@ def _books(store):
                 Order.objects.filter(store=store).count())
 
 
-def test_a_lookup_runs_the_call_grounds_the_hindi_word_and_answers_after_the_result(client, demo, small):
+def test_a_lookup_runs_the_call_grounds_the_hindi_word_and_answers_after_the_result(api_client, demo, small):
     small.add(' Call: get_inventory {"item": "gur"}', " Answer: Jaggery is in Aisle 1, oil shelf, upper right.")
-    answer = _say(client, "um where did we put the gur")
+    answer = _say(api_client, "um where did we put the gur")
     assert [call["tool"] for call in answer["tool_calls"]] == ["get_inventory"]
     assert answer["tool_calls"][0]["arguments"] == {"item": "Jaggery"}
     assert answer["reply"] == "Jaggery is in Aisle 1, oil shelf, upper right."
@@ -80,50 +58,50 @@ def test_a_lookup_runs_the_call_grounds_the_hindi_word_and_answers_after_the_res
     assert f"### Result: Jaggery: stock {stock} x" in second and second.endswith("###")
 
 
-def test_an_answer_with_a_fact_before_any_tool_ran_is_re_asked_as_a_forced_call(client, demo, small):
+def test_an_answer_with_a_fact_before_any_tool_ran_is_re_asked_as_a_forced_call(api_client, demo, small):
     small.add(" Answer: Jaggery is in Aisle 9 with 99 blocks.", ' get_inventory {"item": "Jaggery"}',
               " Answer: Jaggery is in Aisle 1, oil shelf, upper right.")
-    answer = _say(client, "where is the jaggery")
+    answer = _say(api_client, "where is the jaggery")
     assert small.requests[1].prompt.endswith("### Owner: where is the jaggery\n### Call:")
     assert [call["tool"] for call in answer["tool_calls"]] == ["get_inventory"]
     assert "Aisle 9" not in answer["reply"] and "Aisle 1" in answer["reply"]
 
 
-def test_a_greeting_answered_without_a_tool_is_not_re_asked(client, demo, small):
+def test_a_greeting_answered_without_a_tool_is_not_re_asked(api_client, demo, small):
     small.add(" Answer: Good morning! How can I help with the store today?")
-    answer = _say(client, "good morning")
+    answer = _say(api_client, "good morning")
     assert answer["tool_calls"] == [] and answer["reply"].startswith("Good morning")
     assert len(small.requests) == 1
 
 
-def test_the_loop_stops_after_the_step_limit(client, demo, small):
+def test_the_loop_stops_after_the_step_limit(api_client, demo, small):
     small.add(*[f' Call: get_inventory {{"item": "{name}"}}' for name in ("Atta", "Ghee", "Poha", "Dahi", "Paneer", "Besan", "Sooji", "Jaggery")])
-    answer = _say(client, "what is low")
+    answer = _say(api_client, "what is low")
     assert len(answer["tool_calls"]) == MAX_STEPS
     assert answer["reply"] == runtime.TOO_MANY
 
 
 @pytest.mark.parametrize("line", ["I think the rice is over there", " Call: get inventory please", ' Call: get_inventory {"item": '])
-def test_a_malformed_line_runs_nothing_and_asks_again(client, demo, small, line):
+def test_a_malformed_line_runs_nothing_and_asks_again(api_client, demo, small, line):
     books = _books(demo)
     small.add(line)
-    answer = _say(client, "where is the rice")
+    answer = _say(api_client, "where is the rice")
     assert answer["tool_calls"] == [] and answer["reply"] == runtime.CLARIFY
     assert _books(demo) == books
 
 
-def test_a_product_the_store_lacks_gets_we_dont_carry_from_code(client, demo, small):
+def test_a_product_the_store_lacks_gets_we_dont_carry_from_code(api_client, demo, small):
     small.add(' Call: get_inventory {"item": "Basmati rice"}')
-    answer = _say(client, "do we carry saffron")
+    answer = _say(api_client, "do we carry saffron")
     assert answer["tool_calls"][0]["arguments"] == {"item": "saffron"}
     assert "don't carry saffron" in answer["reply"]
     assert len(small.requests) == 1  # code answered; the model's rice never ran
 
 
-def test_a_count_update_takes_the_owners_number_and_the_ledgers_expected_count(client, demo, small):
+def test_a_count_update_takes_the_owners_number_and_the_ledgers_expected_count(api_client, demo, small):
     before = _product(demo, "Atta").stock
     small.add(' Call: update_inventory {"item": "otta", "stock": 99, "expectedStock": 1}', " Answer: Done, Atta is now 15.")
-    answer = _say(client, "so we actually have fifteen bags of atta, fix the count")
+    answer = _say(api_client, "so we actually have fifteen bags of atta, fix the count")
     update = answer["tool_calls"][0]
     assert update["tool"] == "update_inventory"
     assert update["arguments"] == {"item": "Atta", "stock": 15, "expectedStock": before}
@@ -131,40 +109,40 @@ def test_a_count_update_takes_the_owners_number_and_the_ledgers_expected_count(c
     assert f"Atta: stock {before} -> 15" in small.requests[1].prompt
 
 
-def test_an_unrequested_write_asked_by_the_model_is_refused_and_the_ledger_is_unchanged(client, demo, small):
+def test_an_unrequested_write_asked_by_the_model_is_refused_and_the_ledger_is_unchanged(api_client, demo, small):
     books, stock = _books(demo), _product(demo, "Atta").stock
     small.add(' Call: update_inventory {"item": "Atta", "stock": 0}')
-    answer = _say(client, "where is the atta")
+    answer = _say(api_client, "where is the atta")
     assert answer["tool_calls"][0]["tool"] == "update_inventory" and answer["tool_calls"][0]["ok"] is False
     assert answer["reply"].startswith("I didn't change anything")
     assert _books(demo) == books and _product(demo, "Atta").stock == stock
 
 
-def test_a_named_restock_is_a_draft_with_the_ledgers_quantity_never_a_confirmed_order(client, demo, small):
+def test_a_named_restock_is_a_draft_with_the_ledgers_quantity_never_a_confirmed_order(api_client, demo, small):
     books = _books(demo)
     suggested = _product(demo, "Toor dal").suggested_reorder_qty
     small.add(' Call: place_reorder {"items": [{"item": "toor dal", "qty": 5}], "confirmed": true}',
               " Answer: I've drafted Toor dal. Shall I order it?")
-    answer = _say(client, "actually just reorder the toor dal")
+    answer = _say(api_client, "actually just reorder the toor dal")
     call = answer["tool_calls"][0]
     assert call["arguments"] == {"items": [{"item": "Toor dal", "qty": suggested}], "confirmed": False}
     assert answer["pending_draft"] is not None
     assert _books(demo)[1] == books[1] + 1 and _books(demo)[2] == books[2]
 
 
-def test_a_client_tool_plays_the_demo_film(client, demo, small):
+def test_a_client_tool_plays_the_demo_film(api_client, demo, small):
     small.add(" Call: play_demo_video {}", " Answer: Here is the Shelfwise demo.")
-    answer = _say(client, "play the shelfwise demo video")
+    answer = _say(api_client, "play the shelfwise demo video")
     assert answer["tool_calls"][0]["tool"] == "play_demo_video"
     assert [item["kind"] for item in answer["media"]] == ["video"]
     assert "### Result: playing" in small.requests[1].prompt
 
 
-def test_the_previous_turn_is_in_the_prompt_for_a_follow_up(client, demo, small):
+def test_the_previous_turn_is_in_the_prompt_for_a_follow_up(api_client, demo, small):
     small.add(' Call: get_inventory {"item": "haldi"}', " Answer: Turmeric powder is in Aisle 1.")
-    first = _say(client, "where did we keep the haldi")
+    first = _say(api_client, "where did we keep the haldi")
     small.add(' Call: get_inventory {"item": "Turmeric powder"}', " Answer: It costs $3.")
-    second = _say(client, "and how much is it", conversation=first["conversation"])
+    second = _say(api_client, "and how much is it", conversation=first["conversation"])
     prompt = small.requests[2].prompt
     assert '### Call: get_inventory {"item": "Turmeric powder"}\n### Answer: Turmeric powder is in Aisle 1.' in prompt, prompt
     assert "### Answer: Turmeric powder is in Aisle 1.\n### Owner: and how much is it\n###" in prompt
@@ -172,14 +150,14 @@ def test_the_previous_turn_is_in_the_prompt_for_a_follow_up(client, demo, small)
 
 
 @pytest.mark.model
-def test_the_shipped_checkpoint_answers_where_the_haldi_is(client, demo):
+def test_the_shipped_checkpoint_answers_where_the_haldi_is(api_client, demo):
     """The real small model (bundled base + shipped adapter); only the guard's LLM judge is scripted safe."""
     from assistant.inference.config import backends_reset
 
     backends_reset()
     guard = FakeBackend(default={"verdict": "safe", "category": "none"})
     with backend_override(Role.GUARD, guard):
-        answer = _say(client, "um where did we keep the haldi")
+        answer = _say(api_client, "um where did we keep the haldi")
     lookups = [call for call in answer["tool_calls"] if call["tool"] == "get_inventory"]
     assert lookups and lookups[0]["arguments"] == {"item": "Turmeric powder"}
     location = _product(demo, "Turmeric powder").location
@@ -187,26 +165,26 @@ def test_the_shipped_checkpoint_answers_where_the_haldi_is(client, demo):
     assert not any(call["tool"] in ("update_inventory", "place_reorder") for call in answer["tool_calls"])
 
 
-def test_an_answer_quoting_a_number_no_result_gave_is_replaced_by_codes_reply(client, demo, small):
+def test_an_answer_quoting_a_number_no_result_gave_is_replaced_by_codes_reply(api_client, demo, small):
     small.add(' Call: get_inventory {"item": "jaggery"}', " Answer: We have 977 blocks of Jaggery.")
-    answer = _say(client, "how many blocks of jaggery do we have")
+    answer = _say(api_client, "how many blocks of jaggery do we have")
     stock = _product(demo, "Jaggery").stock
     assert "977" not in answer["reply"] and str(stock) in answer["reply"]
 
 
-def test_a_call_repeated_in_the_same_turn_ends_the_loop_with_codes_answer_from_its_result(client, demo, small):
+def test_a_call_repeated_in_the_same_turn_ends_the_loop_with_codes_answer_from_its_result(api_client, demo, small):
     small.add(*[' Call: get_inventory {"item": "Jaggery"}'] * 3)
-    answer = _say(client, "where is the jaggery")
+    answer = _say(api_client, "where is the jaggery")
     assert len(answer["tool_calls"]) == 1 and len(small.requests) == 2
     location = _product(demo, "Jaggery").location
     assert location in answer["reply"]
 
 
-def test_an_answer_that_swaps_two_products_counts_is_replaced_by_codes_reply(client, demo, small):
+def test_an_answer_that_swaps_two_products_counts_is_replaced_by_codes_reply(api_client, demo, small):
     samosas, dal = _product(demo, "Frozen samosas").stock, _product(demo, "Toor dal").stock
     assert samosas != dal
     small.add(' Call: get_inventory {"filter": "low"}', f" Answer: Samosas are at {dal}, toor dal at {samosas}.")
-    answer = _say(client, "what's running low")
+    answer = _say(api_client, "what's running low")
     assert answer["tool_calls"][0]["arguments"] == {"filter": "low"}
     assert f"Samosas are at {dal}" not in answer["reply"]
     assert "Frozen samosas" in answer["reply"] and "Toor dal" in answer["reply"]  # code's list of the low items

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.spoken_numbers import misattributed_numbers, numbers_in, unsupported_numbers
+from assistant.spoken_numbers import (
+    misattributed_numbers,
+    numbers_in,
+    unsupported_numbers,
+)
 
 LOW = {
     "currency": "USD", "filter": "low", "count": 3,

@@ -8,28 +8,15 @@ from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.test import APIClient
 
 from assistant.inference.base import Role
 from assistant.inference.config import backend_override
 from assistant.inference.fake import FakeBackend
 from assistant.speech.espeak import ESPEAK, espeak_wav
 from audit.models import Turn
-from ledger.demo import install_demo_catalog
 from tenants.context import use_store
-from tenants.services import token_create
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def client(store):
-    with use_store(store):
-        install_demo_catalog(store=store)
-    _, raw = token_create(store=store, name="test", scopes=["api"])
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    return api
 
 
 def _turns(store) -> int:
@@ -45,28 +32,28 @@ def _turns(store) -> int:
         (SimpleUploadedFile("a.mp4", b"\x00" * 400, content_type="video/mp4"), "unsupported"),
     ],
 )
-def test_a_broken_recording_gets_a_short_error_and_no_turn_runs(client, store, upload, code):
-    response = client.post("/api/v1/turns", {"audio": upload}, format="multipart")
+def test_a_broken_recording_gets_a_short_error_and_no_turn_runs(api_client, store, upload, code):
+    response = api_client.post("/api/v1/turns", {"audio": upload}, format="multipart")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == code
     assert _turns(store) == 0
 
 
-def test_text_and_audio_together_are_refused(client, store):
+def test_text_and_audio_together_are_refused(api_client, store):
     upload = SimpleUploadedFile("a.wav", b"RIFF", content_type="audio/wav")
-    response = client.post("/api/v1/turns", {"audio": upload, "text": "where is the gur"}, format="multipart")
+    response = api_client.post("/api/v1/turns", {"audio": upload, "text": "where is the gur"}, format="multipart")
     assert response.status_code == 400
     assert "either text or an audio recording" in response.json()["error"]["message"]
     assert _turns(store) == 0
 
 
 @pytest.mark.skipif(ESPEAK is None, reason="espeak-ng is not installed (make system-deps)")
-def test_a_spoken_question_is_transcribed_and_answered_from_the_ledger(client, store):
+def test_a_spoken_question_is_transcribed_and_answered_from_the_ledger(api_client, store):
     router = FakeBackend([{"action": "find_product", "item": "jaggery", "ask": "where"}])
     guard = FakeBackend(default={"verdict": "safe", "category": "none"})
     with backend_override(Role.ROUTER, router), backend_override(Role.GUARD, guard):
         wav = espeak_wav("where do we keep the jaggery")
-        response = client.post(
+        response = api_client.post(
             "/api/v1/turns", {"audio": SimpleUploadedFile("q.wav", wav, content_type="audio/wav")}, format="multipart"
         )
     assert response.status_code == 200, response.content

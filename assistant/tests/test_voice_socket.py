@@ -15,8 +15,7 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from assistant.inference.base import Role
-from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend
+from assistant.inference.fake import fake_models
 from assistant.speech.espeak import ESPEAK, encode, espeak_samples, silence, trim
 from assistant.tests.voice_socket import (
     kinds,
@@ -26,7 +25,6 @@ from assistant.tests.voice_socket import (
     until_done,
 )
 from audit.models import Turn
-from ledger.demo import install_demo_catalog
 from ledger.models import Product, StockEntry
 from tenants.context import use_store
 
@@ -45,18 +43,8 @@ def fresh_channel_layer():
 
 
 @pytest.fixture
-def demo(store):
-    with use_store(store):
-        install_demo_catalog(store=store)
-    return store
-
-
-@pytest.fixture
 def router():
-    fake = FakeBackend()
-    guard = FakeBackend(default={"verdict": "safe", "category": "none"})
-    general = FakeBackend(default="Happy to help!")
-    with backend_override(Role.ROUTER, fake), backend_override(Role.GUARD, guard), backend_override(Role.GENERAL, general):
+    with fake_models(Role.ROUTER) as fake:
         yield fake
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from ledger.demo import install_demo_catalog
 from tenants.context import use_store
 from tenants.models import BusinessType
 from tests.factories import ProductFactory, UserFactory
@@ -25,13 +24,6 @@ def admin_client(admin):
     client = Client()
     client.force_login(admin)
     return client
-
-
-@pytest.fixture
-def demo(store):
-    with use_store(store):
-        install_demo_catalog(store=store)
-    return store
 
 
 @pytest.fixture

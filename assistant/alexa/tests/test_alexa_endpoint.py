@@ -15,22 +15,14 @@ from assistant.alexa.tests.conftest import alexa_request, post
 from assistant.alexa.views import CONFIRM_PROMPT, LINK_TEXT, PROMPT, conversation_key
 from assistant.inference.base import Role
 from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend
+from assistant.inference.fake import FakeBackend, fake_models
 from assistant.models import Conversation
 from audit.models import Turn
-from ledger.demo import install_demo_catalog
 from ledger.models import Order, Product, ReorderDraft, StockEntry
 from tenants.context import use_store
 from tenants.services import token_create, token_revoke
 
 SESSION = "amzn1.echo-api.session.0f6b1c7e-3d4a-4b8e-9a51-2c7d9e0a1b23"
-
-
-@pytest.fixture
-def demo(store):
-    with use_store(store):
-        install_demo_catalog(store=store)
-    return store
 
 
 @pytest.fixture
@@ -40,11 +32,7 @@ def raw_token(demo):
 
 @pytest.fixture
 def router():
-    fake = FakeBackend()
-    general = FakeBackend(default="Happy to help!")
-    guard = FakeBackend(default={"verdict": "safe", "category": "none"})
-    with backend_override(Role.ROUTER, fake), backend_override(Role.GENERAL, general), \
-            backend_override(Role.GUARD, guard):
+    with fake_models(Role.ROUTER) as fake:
         yield fake
 
 
