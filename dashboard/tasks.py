@@ -8,12 +8,17 @@ endpoint reads it every second.
 With a broker the task goes to a worker. Without one (the embedded default, Celery eager) it
 runs in a background thread of this process, so the page still answers at once and its progress
 bar still moves; ``DASHBOARD_BENCH_INLINE = True`` runs it inside the request instead (tests).
+
+One run at a time: a run keeps the machine's cores busy for minutes, and two at once would
+measure each other. A start while one is queued or running is refused with its progress; a run
+whose progress has not moved for ``STALE_AFTER_S`` (a lost worker) no longer holds the slot.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -28,6 +33,8 @@ logger = logging.getLogger(__name__)
 SUITES_DIR = Path(__file__).resolve().parent.parent / "assistant" / "data" / "suites"
 PROGRESS_TTL_S = 6 * 3600
 MAX_LIMIT = 500
+ACTIVE_KEY = "dashboard:bench:active"  # the job id of the run that holds the machine
+STALE_AFTER_S = 30 * 60  # no turn takes this long: a job silent this long was lost
 # Background runs of this process (eager mode), by job id: tests join them.
 threads: dict[str, threading.Thread] = {}
 
@@ -58,9 +65,43 @@ def progress_get(job: str) -> dict[str, Any] | None:
 
 def _progress_set(job: str, **fields: Any) -> dict[str, Any]:
     current = progress_get(job) or {}
-    current.update(fields)
+    current.update(fields, updated=time.time())
     cache.set(_key(job), current, PROGRESS_TTL_S)
     return current
+
+
+def active_job() -> tuple[str, dict[str, Any]] | None:
+    """The queued or running job that holds the slot, with its progress; None when the slot is free."""
+    job = cache.get(ACTIVE_KEY)
+    if not job:
+        return None
+    progress = progress_get(job)
+    if (progress is None or progress.get("state") in ("done", "failed")
+            or time.time() - float(progress.get("updated") or 0) > STALE_AFTER_S):
+        return None
+    return job, progress
+
+
+def _claim(job: str) -> bool:
+    """Take the slot for ``job`` (atomic: ``cache.add``); a stale holder is replaced."""
+    if cache.add(ACTIVE_KEY, job, PROGRESS_TTL_S):
+        return True
+    if active_job() is None:
+        cache.delete(ACTIVE_KEY)
+        return cache.add(ACTIVE_KEY, job, PROGRESS_TTL_S)
+    return False
+
+
+def _release(job: str) -> None:
+    if cache.get(ACTIVE_KEY) == job:
+        cache.delete(ACTIVE_KEY)
+
+
+def _busy_message(progress: dict[str, Any]) -> str:
+    done, total = progress.get("done") or 0, progress.get("total")
+    where = f" ({done} of {total} turns done)" if total else " (queued)"
+    return (f"A benchmark run is already {progress.get('state', 'queued')}: {progress.get('mode', '')} on "
+            f"{progress.get('suite', '')}{where}. Start another when it has finished.")
 
 
 def benchmark_start(*, suite: str, mode: str, limit: int | None = None) -> str:
@@ -75,6 +116,9 @@ def benchmark_start(*, suite: str, mode: str, limit: int | None = None) -> str:
         raise BenchStartError(f"Unknown mode {mode!r}; choose one of: {', '.join(mode_names())}.")
     if limit is not None and not 1 <= limit <= MAX_LIMIT:
         raise BenchStartError(f"The turn limit must be between 1 and {MAX_LIMIT}.")
+    active = active_job()
+    if active is not None:
+        raise BenchStartError(_busy_message(active[1]))
     job = uuid.uuid4().hex
     _progress_set(job, state="queued", suite=suite, mode=mode, done=0, total=None, passed=0, run=None, error="")
     kwargs = {"job": job, "suite": suite, "mode": mode, "limit": limit}
@@ -85,6 +129,11 @@ def benchmark_start(*, suite: str, mode: str, limit: int | None = None) -> str:
 def _dispatch(job: str, kwargs: dict[str, Any]) -> None:
     from shelfwise.celery import app
 
+    # Claimed here, once the request's transaction committed: a start that rolled back holds nothing.
+    if not _claim(job):
+        active = active_job()
+        _progress_set(job, state="failed", error=_busy_message(active[1]) if active else "Another run started first.")
+        return
     if not app.conf.task_always_eager:
         benchmark_run_task.apply_async(kwargs=kwargs)
     elif getattr(settings, "DASHBOARD_BENCH_INLINE", False):
@@ -106,8 +155,16 @@ def _run_in_thread(kwargs: dict[str, Any]) -> None:
 def benchmark_run_task(*, job: str, suite: str, mode: str, limit: int | None = None) -> int | None:
     """Run ``suite`` (a file name) in ``mode`` and report progress under ``job``; returns the run's id.
 
-    Not retried: a run is an experiment, and a half-done one is recorded as failed.
+    Not retried: a run is an experiment, and a half-done one is recorded as failed. The slot is
+    freed however it ends.
     """
+    try:
+        return _run_suite(job=job, suite=suite, mode=mode, limit=limit)
+    finally:
+        _release(job)
+
+
+def _run_suite(*, job: str, suite: str, mode: str, limit: int | None) -> int | None:
     from assistant.bench.runner import BenchError, suite_run
     from assistant.bench.suite import SuiteError, suite_load
 

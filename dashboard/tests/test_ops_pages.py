@@ -326,6 +326,18 @@ def test_benchmark_pass_rates_per_mode_and_category(admin_client, db):
 # Benchmark runs from the page
 
 
+@pytest.fixture(autouse=True)
+def free_bench_slot():
+    """The one-run-at-a-time slot lives in the cache, which Redis keeps across tests: start each free."""
+    from django.core.cache import cache
+
+    from dashboard.tasks import ACTIVE_KEY
+
+    cache.delete(ACTIVE_KEY)
+    yield
+    cache.delete(ACTIVE_KEY)
+
+
 @pytest.fixture
 def bench_models():
     """Every request routes to a lookup of whatever the owner named; the guard says safe; chat answers politely."""
@@ -383,6 +395,67 @@ def test_a_bad_benchmark_request_is_refused_and_starts_nothing(admin_client, for
     assert response.status_code == 400
     assert message in response.json()["error"]
     assert not BenchmarkRun.objects.exists()
+
+
+def _hold_the_slot(*, seconds_ago: float = 0, state: str = "running") -> str:
+    import time
+
+    from django.core.cache import cache
+
+    from dashboard import tasks
+
+    job = "a" * 32
+    tasks._progress_set(job, state=state, suite="owner_session.json", mode="native", done=7, total=30)
+    if seconds_ago:
+        progress = tasks.progress_get(job)
+        cache.set(tasks._key(job), {**progress, "updated": time.time() - seconds_ago}, tasks.PROGRESS_TTL_S)
+    cache.set(tasks.ACTIVE_KEY, job)
+    return job
+
+
+def test_a_second_run_is_refused_while_one_is_running(admin_client, settings, bench_models,
+                                                      django_capture_on_commit_callbacks):
+    _hold_the_slot()
+    settings.DASHBOARD_BENCH_INLINE = True
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post("/ops/metrics/bench/", {"suite": "owner_session.json", "mode": "router",
+                                                             "limit": "1"}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"] == ("A benchmark run is already running: native on owner_session.json "
+                                        "(7 of 30 turns done). Start another when it has finished.")
+    assert not BenchmarkRun.objects.exists() and not bench_models.requests
+    page = admin_client.post("/ops/metrics/bench/", {"suite": "owner_session.json", "mode": "router", "limit": "1"})
+    assert page.status_code == 400 and "already running" in page.content.decode()
+    watching = admin_client.get("/ops/metrics/")
+    assert watching.context["job"] == "a" * 32  # the page follows the run in progress
+
+
+def test_a_run_lost_for_half_an_hour_or_finished_frees_the_slot(admin_client, settings, bench_models,
+                                                                django_capture_on_commit_callbacks):
+    from dashboard import tasks
+
+    settings.DASHBOARD_BENCH_INLINE = True
+    for holder in (lambda: _hold_the_slot(seconds_ago=tasks.STALE_AFTER_S + 60), lambda: None, lambda: None):
+        holder()
+        with django_capture_on_commit_callbacks(execute=True):
+            response = admin_client.post("/ops/metrics/bench/", {"suite": "owner_session.json", "mode": "router",
+                                                                 "limit": "1"}, HTTP_ACCEPT="application/json")
+        assert response.status_code == 202, response.content
+        assert tasks.progress_get(response.json()["job"])["state"] == "done"
+        assert tasks.active_job() is None  # the finished run let go
+    assert BenchmarkRun.objects.count() == 3
+
+
+def test_of_two_starts_that_raced_past_the_check_only_the_first_runs(settings, bench_models, db):
+    from dashboard import tasks
+
+    settings.DASHBOARD_BENCH_INLINE = True
+    holder = _hold_the_slot(state="queued")
+    tasks._progress_set("b" * 32, state="queued", suite="owner_session.json", mode="router", done=0, total=None)
+    tasks._dispatch("b" * 32, {"job": "b" * 32, "suite": "owner_session.json", "mode": "router", "limit": 1})
+    late = tasks.progress_get("b" * 32)
+    assert late["state"] == "failed" and "already queued" in late["error"]
+    assert tasks.active_job()[0] == holder and not BenchmarkRun.objects.exists()
 
 
 def test_an_unknown_job_has_no_progress(admin_client):

@@ -28,6 +28,7 @@ from audit.models import Channel, Record, SqlStatement, Turn
 from dashboard import metrics
 from dashboard.tasks import (
     BenchStartError,
+    active_job,
     benchmark_start,
     mode_names,
     progress_get,
@@ -293,6 +294,8 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
     traffic = metrics.traffic(days=days)
     bench = metrics.benchmarks()
     job = request.GET.get("job", "")
+    if not job and (active := active_job()) is not None:
+        job = active[0]  # a run someone started is shown as it goes
     return render(request, "dashboard/ops/metrics.html", {
         "section": "metrics", "traffic": traffic, "bench": bench, "days": days,
         "chart_data": _chart_data(traffic, bench), "form": BenchStartForm(),
