@@ -595,7 +595,8 @@ def ground(
             hint_used = True
         elif not hint_found.products and not hint_found.group and not found.products:
             span = _hint_words_in(hint_toks, toks)
-            if span is not None:
+            # Only words that could name a product: "packs" or "the bags" alone is a unit, not an unknown product.
+            if span is not None and any(_is_content(w, idx, _pronoun_words(lexicon)) for w in toks[span[0] : span[1]]):
                 found.unknown = " ".join(toks[span[0] : span[1]])
                 found.group = None
                 hint_used = True

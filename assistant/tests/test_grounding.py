@@ -244,6 +244,14 @@ def test_a_hint_the_owner_never_said_is_ignored(hint: str, say) -> None:
     assert (grounding.products, grounding.unknown, grounding.hint_used) == ((), "pizza", False)
 
 
+@pytest.mark.parametrize(("text", "hint"), [("how many packs on how will be left", "packs"),
+                                            ("how many bags are left", "bags"), ("where are the boxes", "the boxes")])
+def test_a_hint_that_is_only_a_unit_word_names_no_product(text: str, hint: str, say) -> None:
+    # A mishearing ("how many packs of haldi" -> "packs on how will") leaves a unit: ask, don't say "we don't carry packs".
+    grounding = say(text, hint=hint)
+    assert (grounding.products, grounding.unknown) == ((), None)
+
+
 def test_a_hint_naming_another_product_than_the_owner_said_is_ignored(say) -> None:
     grounding = say("where is the toor dal", hint="Chana dal")
     assert (names(grounding.products), grounding.hint_used) == (["Toor dal"], False)
