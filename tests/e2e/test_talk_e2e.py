@@ -170,6 +170,36 @@ def test_the_owner_asks_by_voice_and_sees_the_reply_and_the_shelf_photo(page, li
     assert turn.conversation == root.get_attribute("data-conversation")
 
 
+@pytest.mark.model
+def test_hands_free_hears_a_request_answers_it_and_listens_again(page, live_url, demo_owner, fake_models):
+    """Real speech model and VAD; the router, guard and general models are FakeBackends. Nobody presses
+    talk: hands-free streams the microphone, the server's VAD ends the utterance on the pause, and after
+    the answer the page listens for the next request until hands-free is turned off."""
+    from assistant.speech.model import get_model
+
+    store, user = demo_owner
+    get_model()  # load Whisper first: the bounded wait below is the turn
+    fake_models.add({"action": "find_product", "item": "haldi", "ask": "where"})
+    _open_talk_page(page, live_url, user)
+    root = page.locator("#talk")
+
+    page.click("#talk-handsfree")
+    expect(root).to_have_attribute("data-hands-free", "on")
+    expect(page.locator("#talk-handsfree")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#talk-reply")).to_contain_text("Aisle 1, spice rack", timeout=VOICE_REPLY_TIMEOUT_MS)
+    assert root.get_attribute("data-ended-by") == "vad"  # the pause ended it, not a button
+    expect(page.locator("#talk-media img")).to_be_visible()
+    expect(root).to_have_attribute("data-state", "listening", timeout=30_000)  # ready for the next request
+    assert root.get_attribute("data-hands-free") == "on"
+
+    page.click("#talk-handsfree")
+    expect(root).to_have_attribute("data-hands-free", "off")
+    expect(root).to_have_attribute("data-state", "idle")
+    [turn] = _turns(store)
+    assert turn.channel == "voice" and turn.action == "find_product"
+    assert turn.result["tool_calls"][0]["arguments"] == {"item": "Turmeric powder"}
+
+
 def test_a_typed_request_by_keyboard_alone_gets_the_reply_photo_and_tool_log(page, live_url, demo_owner, fake_models):
     """Router, guard and general are FakeBackends (same process as the live server); the rest is real."""
     store, user = demo_owner

@@ -555,6 +555,7 @@
         if (state.streaming) setPhase("listening");
         break;
       case "vad":
+        if (message.speech && state.handsFree && !state.heardSpeech) clearDisplay();
         if (message.speech) state.heardSpeech = true;
         el.button.classList.toggle("is-hearing", !!message.speech);
         break;
@@ -714,7 +715,9 @@
         return false;
       }
       if (!socketReady()) return false;
-      clearDisplay();
+      // Hands-free listens again right after an answer: keep it (and its shelf photo) on screen
+      // until the owner starts the next request.
+      if (!state.handsFree) clearDisplay();
       mic.node.port.postMessage("reset");
       state.socket.send(JSON.stringify({
         type: "start",
