@@ -99,15 +99,16 @@ SAFE_VERDICT = {"verdict": "safe", "category": "none"}
 
 
 @contextmanager
-def fake_models(role: Any, *, general: Scripted = "Happy to help!") -> Iterator[FakeBackend]:
-    """A scripted ``FakeBackend`` serving ``role`` (yielded, for the test to script and inspect), with the
-    guard model judging every text safe and the general model answering ``general``. For tests that run
-    a turn: the guard's other layers, grounding, policy, gateway and ledger around the models run for real.
+def fake_models(role: Any, *, default: Scripted | None = None, general: Scripted = "Happy to help!") -> Iterator[FakeBackend]:
+    """A scripted ``FakeBackend`` serving ``role`` (yielded, for the test to script and inspect; ``default``
+    answers once its script runs out), with the guard model judging every text safe and the general
+    model answering ``general``. For tests that run a turn: the guard's other layers, grounding, policy,
+    gateway and ledger around the models run for real.
     """
     from .base import Role
     from .config import backend_override
 
-    fake = FakeBackend()
+    fake = FakeBackend(default=default)
     with ExitStack() as stack:
         stack.enter_context(backend_override(role, fake))
         if Role(role) is not Role.GENERAL:

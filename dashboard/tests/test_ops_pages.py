@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from assistant.inference.base import Role
 from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend
+from assistant.inference.fake import FakeBackend, fake_models
 from assistant.models import BenchmarkRun, BenchmarkTurn
 from assistant.pipeline import run_turn
 from assistant.types import Mode, TurnInput
@@ -341,11 +341,7 @@ def free_bench_slot():
 @pytest.fixture
 def bench_models():
     """Every request routes to a lookup of whatever the owner named; the guard says safe; chat answers politely."""
-    router = FakeBackend(default={"action": "general"})
-    guard = FakeBackend(default={"verdict": "safe", "category": "none"})
-    general = FakeBackend(default="Good morning! How can I help?")
-    with backend_override(Role.ROUTER, router), backend_override(Role.GUARD, guard), \
-            backend_override(Role.GENERAL, general):
+    with fake_models(Role.ROUTER, default={"action": "general"}, general="Good morning! How can I help?") as router:
         yield router
 
 

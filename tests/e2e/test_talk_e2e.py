@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from assistant.inference.base import Role
-from assistant.inference.config import backend_override
 from assistant.inference.fake import FakeBackend
+from assistant.inference.fake import fake_models as scripted_models
 from audit.models import Turn
 from ledger.demo import install_demo_catalog
 from ledger.models import Order, ReorderDraft
@@ -99,15 +99,11 @@ def fake_models() -> Iterator[FakeBackend]:
     """The router, guard and general models replaced at their boundary; returns the router's script."""
     from assistant.guard import get_guard
 
-    router = FakeBackend()
-    guard = FakeBackend(default={"verdict": "safe", "category": "none"})
-    general = FakeBackend(default="Happy to help!")
     # The guard's own small models (classifier, injection scanner) stay real; load them before
     # the browser waits, so a bounded wait measures the turn and not a cold start.
     get_guard().classifier.warm_up()
     get_guard().injection.warm_up()
-    with backend_override(Role.ROUTER, router), backend_override(Role.GUARD, guard), \
-            backend_override(Role.GENERAL, general):
+    with scripted_models(Role.ROUTER) as router:
         yield router
 
 
