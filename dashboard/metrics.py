@@ -11,9 +11,8 @@ the admin views call these inside ``tenants.rls.bypass()`` all the same (cross-s
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -21,6 +20,7 @@ from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from assistant.bench.stats import percentile
 from assistant.models import BenchmarkRun, BenchmarkTurn
 from audit.models import Record, Turn
 from tenants.models import Membership, Store
@@ -30,18 +30,6 @@ MODES = ("router", "native", "small")
 SAMPLE_LIMIT = 5000
 # Benchmark charts cover at most this many recent runs.
 RUN_LIMIT = 60
-
-
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """The ``q``-th percentile (0-100) by linear interpolation between closest ranks; None when empty."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    if len(ordered) == 1:
-        return float(ordered[0])
-    rank = (len(ordered) - 1) * q / 100
-    low, high = math.floor(rank), math.ceil(rank)
-    return float(ordered[low] + (ordered[high] - ordered[low]) * (rank - low))
 
 
 def _round(value: float | None) -> float | None:

@@ -18,10 +18,13 @@ from assistant.inference.base import Role
 from assistant.inference.fake import fake_models
 from assistant.speech.espeak import ESPEAK, encode, espeak_samples, silence, trim
 from assistant.tests.voice_socket import (
+    closed_with,
     kinds,
     open_socket,
     session_cookie,
+    spoken_turn,
     stream_pcm,
+    typed_turn,
     until_done,
 )
 from audit.models import Turn
@@ -63,45 +66,27 @@ def _turns(store) -> list[Turn]:
         return list(Turn.objects.filter(store=store).order_by("pk"))
 
 
-def _run(scenario):
-    return async_to_sync(scenario)()
+def _run(scenario, *args, **kwargs):
+    return async_to_sync(scenario)(*args, **kwargs)
 
 
 # -- who may connect -------------------------------------------------------------------------------
 
 
 def test_a_visitor_who_is_not_signed_in_is_closed_with_4401(store):
-    async def scenario():
-        socket = await open_socket(store.slug)
-        closed = await socket.receive_output(timeout=10)
-        await socket.disconnect()
-        return closed
-
-    assert _run(scenario) == {"type": "websocket.close", "code": 4401}
+    assert _run(closed_with, store.slug) == {"type": "websocket.close", "code": 4401}
 
 
 def test_the_owner_of_another_store_is_closed_with_4403_and_sees_nothing(store, other_owner, demo):
     cookie = session_cookie(other_owner)
 
-    async def scenario():
-        socket = await open_socket(store.slug, cookie=cookie)
-        closed = await socket.receive_output(timeout=10)
-        await socket.disconnect()
-        return closed
-
-    assert _run(scenario) == {"type": "websocket.close", "code": 4403}
+    assert _run(closed_with, store.slug, cookie=cookie) == {"type": "websocket.close", "code": 4403}
 
 
 def test_a_store_that_does_not_exist_answers_like_one_that_is_not_yours(owner):
     cookie = session_cookie(owner)
 
-    async def scenario():
-        socket = await open_socket("no-such-shop", cookie=cookie)
-        closed = await socket.receive_output(timeout=10)
-        await socket.disconnect()
-        return closed
-
-    assert _run(scenario) == {"type": "websocket.close", "code": 4403}
+    assert _run(closed_with, "no-such-shop", cookie=cookie) == {"type": "websocket.close", "code": 4403}
 
 
 def test_a_page_on_another_origin_cannot_open_the_socket(owner, store):
@@ -184,15 +169,7 @@ def test_a_turn_that_fails_midway_reports_an_error_and_leaves_the_ledger_unchang
     cookie = session_cookie(owner)
     before, stock = _journal(demo), _stock(demo, "Turmeric powder")
 
-    async def scenario():
-        socket = await open_socket(demo.slug, cookie=cookie)
-        await socket.receive_json_from(timeout=10)
-        await socket.send_json_to({"type": "text", "text": "we have 30 packets of haldi now"})
-        frames = await until_done(socket)
-        await socket.disconnect()
-        return frames
-
-    frames = _run(scenario)
+    frames = _run(typed_turn, demo.slug, cookie=cookie, text="we have 30 packets of haldi now")
     assert kinds(frames) == ["transcript", "guard", "error", "reply", "done"]
     assert "Nothing was changed" in frames[2]["message"]
     assert "Traceback" not in json.dumps(frames) and "fell over" not in json.dumps(frames)
@@ -293,17 +270,7 @@ def test_a_stream_longer_than_the_limit_is_refused(owner, demo, router, monkeypa
     cookie = session_cookie(owner)
     noise = (np.random.default_rng(1).standard_normal(16000 * 3) * 0.001).astype(np.float32)
 
-    async def scenario():
-        socket = await open_socket(demo.slug, cookie=cookie)
-        await socket.receive_json_from(timeout=10)
-        await socket.send_json_to({"type": "start", "format": "pcm16", "sample_rate": 16000})
-        await socket.receive_json_from(timeout=10)
-        await stream_pcm(socket, noise)
-        frames = await until_done(socket)
-        await socket.disconnect()
-        return frames
-
-    frames = _run(scenario)
+    frames = _run(spoken_turn, demo.slug, noise, cookie=cookie)
     assert kinds(frames) == ["error", "done"] and frames[0]["code"] == "too_long"
     assert _turns(demo) == []
 
@@ -311,18 +278,7 @@ def test_a_stream_longer_than_the_limit_is_refused(owner, demo, router, monkeypa
 def test_silence_ended_by_the_client_is_not_sent_to_the_model(owner, demo, router):
     cookie = session_cookie(owner)
 
-    async def scenario():
-        socket = await open_socket(demo.slug, cookie=cookie)
-        await socket.receive_json_from(timeout=10)
-        await socket.send_json_to({"type": "start", "format": "pcm16", "sample_rate": 16000})
-        await socket.receive_json_from(timeout=10)
-        await stream_pcm(socket, silence(1500))
-        await socket.send_json_to({"type": "end"})
-        frames = await until_done(socket)
-        await socket.disconnect()
-        return frames
-
-    frames = _run(scenario)
+    frames = _run(spoken_turn, demo.slug, silence(1500), cookie=cookie, end=True)
     assert kinds(frames) == ["end_of_utterance", "error", "done"] and frames[1]["code"] == "no_speech"
     assert _turns(demo) == []
 
@@ -338,18 +294,7 @@ def test_a_pause_inside_a_sentence_does_not_split_it_and_the_vad_ends_the_uttera
     utterance = np.concatenate([silence(300), first, silence(400), second, silence(1500)])
     cookie = session_cookie(owner)
 
-    async def scenario():
-        socket = await open_socket(demo.slug, cookie=cookie)
-        await socket.receive_json_from(timeout=10)
-        await socket.send_json_to({"type": "start", "mode": "router", "conversation": None, "format": "pcm16",
-                                   "sample_rate": 16000})
-        await socket.receive_json_from(timeout=10)
-        await stream_pcm(socket, utterance)
-        frames = await until_done(socket)
-        await socket.disconnect()
-        return frames
-
-    frames = _run(scenario)
+    frames = _run(spoken_turn, demo.slug, utterance, cookie=cookie, mode="router", conversation=None)
     names = kinds(frames)
     assert names.count("end_of_utterance") == 1
     eou = names.index("end_of_utterance")
@@ -374,17 +319,7 @@ def test_a_lower_silence_threshold_ends_the_utterance_at_the_pause(owner, demo, 
     utterance = np.concatenate([silence(300), first, silence(600), second, silence(1500)])
     cookie = session_cookie(owner)
 
-    async def scenario():
-        socket = await open_socket(demo.slug, cookie=cookie)
-        await socket.receive_json_from(timeout=10)
-        await socket.send_json_to({"type": "start", "format": "pcm16", "sample_rate": 16000})
-        await socket.receive_json_from(timeout=10)
-        await stream_pcm(socket, utterance)
-        frames = await until_done(socket)
-        await socket.disconnect()
-        return frames
-
-    frames = _run(scenario)
+    frames = _run(spoken_turn, demo.slug, utterance, cookie=cookie)
     transcript = next(f for f in frames if f["type"] == "transcript")
     assert "tel" not in transcript["text"].lower()  # the first half went on its own
     assert [f["by"] for f in frames if f["type"] == "end_of_utterance"] == ["vad"]

@@ -51,3 +51,36 @@ async def stream_pcm(socket: WebsocketCommunicator, samples, *, frame_ms: int = 
 
 def kinds(frames: list[dict[str, Any]]) -> list[str]:
     return [frame["type"] for frame in frames]
+
+
+async def closed_with(slug: str, *, cookie: str | None = None) -> dict[str, Any]:
+    """What the server sends first on a socket it refuses: the close message."""
+    socket = await open_socket(slug, cookie=cookie)
+    closed = await socket.receive_output(timeout=10)
+    await socket.disconnect()
+    return closed
+
+
+async def typed_turn(slug: str, *, cookie: str, **message: Any) -> list[dict[str, Any]]:
+    """One typed turn on a fresh socket (``message`` is the text frame's fields): the frames up to ``done``."""
+    socket = await open_socket(slug, cookie=cookie)
+    await socket.receive_json_from(timeout=10)  # ready
+    await socket.send_json_to({"type": "text", **message})
+    frames = await until_done(socket)
+    await socket.disconnect()
+    return frames
+
+
+async def spoken_turn(slug: str, samples, *, cookie: str, end: bool = False, **start: Any) -> list[dict[str, Any]]:
+    """One PCM16 utterance on a fresh socket: start (16 kHz, plus ``start``'s fields), ``samples`` in
+    100 ms frames, the client's end if ``end``; the frames after ``listening`` up to ``done``."""
+    socket = await open_socket(slug, cookie=cookie)
+    await socket.receive_json_from(timeout=10)  # ready
+    await socket.send_json_to({"type": "start", "format": "pcm16", "sample_rate": 16000, **start})
+    await socket.receive_json_from(timeout=10)  # listening
+    await stream_pcm(socket, samples)
+    if end:
+        await socket.send_json_to({"type": "end"})
+    frames = await until_done(socket)
+    await socket.disconnect()
+    return frames
