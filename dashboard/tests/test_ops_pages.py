@@ -34,18 +34,6 @@ PAGES = ["/ops/", "/ops/audit/", "/ops/audit/calls/", "/ops/metrics/"]
 
 
 @pytest.fixture
-def admin(db):
-    return UserFactory(username="olga", email="olga@shelfwise.example", is_staff=True)
-
-
-@pytest.fixture
-def admin_client(admin):
-    client = Client()
-    client.force_login(admin)
-    return client
-
-
-@pytest.fixture
 def models():
     """The router answers by the words of the request; the guard's judge says safe."""
     routes = {

@@ -7,23 +7,10 @@ code from the store's catalog.
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 
 from tenants.context import use_store
 from tenants.models import BusinessType
 from tests.factories import ProductFactory, UserFactory
-
-
-@pytest.fixture
-def admin(db):
-    return UserFactory(username="olga", is_staff=True)
-
-
-@pytest.fixture
-def admin_client(admin):
-    client = Client()
-    client.force_login(admin)
-    return client
 
 
 @pytest.fixture

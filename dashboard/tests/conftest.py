@@ -1,0 +1,20 @@
+"""A platform admin (a staff user, not a store member) and a browser session signed in as them."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from tests.factories import UserFactory
+
+
+@pytest.fixture
+def admin(db):
+    return UserFactory(username="olga", email="olga@shelfwise.example", is_staff=True)
+
+
+@pytest.fixture
+def admin_client(admin):
+    client = Client()
+    client.force_login(admin)
+    return client
