@@ -38,6 +38,8 @@ def test_a_shopper_finds_a_product_by_its_local_name_with_and_without_javascript
     expect(page.get_by_text("Aisle 1, spice rack, row 1")).to_be_visible()
     photo = page.get_by_role("img", name="The shelf where Turmeric powder is")
     expect(photo).to_be_visible()
+    # Visible is not loaded (a lazy image starts loading when shown): wait for the load, bounded.
+    page.wait_for_function("img => img.complete", arg=photo.element_handle(), timeout=10_000)
     assert page.evaluate("img => img.complete && img.naturalWidth > 0", photo.element_handle())
     assert "17" not in page.content() and "3.49" not in page.content()
 
