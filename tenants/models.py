@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import zoneinfo
 
 from django.conf import settings
@@ -42,6 +43,9 @@ class Store(models.Model):
     report_email = models.EmailField(blank=True, help_text="Where reports go by default; the owner's address if empty.")
     allow_other_report_recipients = models.BooleanField(
         default=False, help_text="Whether reports may be emailed to addresses other than the store's own."
+    )
+    report_time = models.TimeField(
+        default=dt.time(21, 0), help_text="When the daily sales and inventory reports go out, in the store's time zone."
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
