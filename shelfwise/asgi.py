@@ -14,11 +14,12 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from assistant.routing import websocket_urlpatterns  # noqa: E402
 
 from mcp_gateway.asgi import McpGateway  # noqa: E402
+from shelfwise.limits import BodyLimit  # noqa: E402
 
 # /mcp and its OAuth protected-resource metadata are served by the MCP gateway, the rest by Django.
 # The gateway also answers the ASGI lifespan (uvicorn --lifespan on); daphne, which has none,
-# gets the gateway started on its first MCP request.
-http_app = McpGateway(django_asgi)
+# gets the gateway started on its first MCP request. Every body is size-checked first.
+http_app = BodyLimit(McpGateway(django_asgi))
 
 application = ProtocolTypeRouter(
     {

@@ -8,6 +8,7 @@ variable when the value cannot be used, so a bad deployment fails at start, not 
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -142,3 +143,24 @@ def env_email(name: str, default_dir: Path) -> dict:
             "EMAIL_USE_TLS": parts.scheme == "smtp" and query.get("tls", "1") in _TRUE,
         }
     raise ImproperlyConfigured(f"{name} must start with console://, file://, memory://, smtp:// or smtps://, not {value!r}.")
+
+
+def env_or_generated(name: str, path: Path, *, nbytes: int) -> str:
+    """``NAME`` (or ``NAME_FILE``), else a random secret generated once into ``path`` (mode 0600).
+
+    For per-install secrets that must never be a published constant: the first start writes
+    the file, later starts read it back.
+    """
+    value = _raw(name)
+    if value:
+        return value
+    if not path.exists():
+        try:
+            # Created readable by the owner only, before the secret is written into it.
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass  # another process starting at the same moment wrote it
+        else:
+            with os.fdopen(descriptor, "w") as handle:
+                handle.write(secrets.token_urlsafe(nbytes))
+    return path.read_text().strip()

@@ -7,9 +7,9 @@ email, Celery tasks run eagerly, the in-memory channel layer, and bundled models
 
 from __future__ import annotations
 
-import secrets
 from pathlib import Path
 
+from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
 from shelfwise.env import (
@@ -19,6 +19,7 @@ from shelfwise.env import (
     env_float,
     env_int,
     env_list,
+    env_or_generated,
     env_redis_url,
     env_str,
 )
@@ -32,16 +33,10 @@ DEBUG = env_bool("DEBUG", False)
 
 def _secret_key() -> str:
     """SECRET_KEY from the environment, else one generated once and kept in the data folder."""
-    value = env_str("SECRET_KEY")
-    if value:
-        if len(value) < 32:
-            raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long.")
-        return value
-    key_file = DATA_DIR / "secret_key"
-    if not key_file.exists():
-        key_file.write_text(secrets.token_urlsafe(50))
-        key_file.chmod(0o600)
-    return key_file.read_text().strip()
+    value = env_or_generated("SECRET_KEY", DATA_DIR / "secret_key", nbytes=50)
+    if len(value) < 32:
+        raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long.")
+    return value
 
 
 SECRET_KEY = _secret_key()
@@ -60,6 +55,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "csp",
     "allauth",
     "allauth.account",
     "channels",
@@ -83,6 +80,7 @@ MIDDLEWARE = [
     "tenants.middleware.CurrentStoreMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
 
 ROOT_URLCONF = "shelfwise.urls"
@@ -204,12 +202,19 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "A store's ledger: products, sales, reorder drafts and orders, scoped to the caller's store.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI from the installed drf-spectacular-sidecar package, not a CDN (and within the CSP).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # Shelfwise behaviour switches.
 SALES_REPORT_EMAIL_ENABLED = env_bool("SALES_REPORT_EMAIL_ENABLED", True)
 DEMO_STORE_SLUG = env_str("DEMO_STORE_SLUG", "little-india")
-DEMO_OWNER_PASSWORD = env_str("DEMO_OWNER_PASSWORD", "little-india-demo")
+
+
+# The demo owner's password: DEMO_OWNER_PASSWORD, else generated once per install (var/demo_owner_password).
+DEMO_OWNER_PASSWORD = env_or_generated("DEMO_OWNER_PASSWORD", DATA_DIR / "demo_owner_password", nbytes=12)
 # How long a reorder draft waits for the owner's yes before it expires.
 DRAFT_TTL_MINUTES = env_int("DRAFT_TTL_MINUTES", 60, minimum=1, maximum=7 * 24 * 60)
 TOKEN_RATE_LIMIT_PER_MINUTE = env_int("TOKEN_RATE_LIMIT_PER_MINUTE", 120, minimum=1)
@@ -226,10 +231,49 @@ if not ALEXA_VERIFY and not DEBUG:
 ALEXA_EXTRA_ROOTS_PEM_FILE = env_str("ALEXA_EXTRA_ROOTS_PEM_FILE", "")
 ALEXA_CERT_FETCH_TIMEOUT = env_float("ALEXA_CERT_FETCH_TIMEOUT", 3.0, minimum=0.1)
 
-SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
-CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# Transport and browser hardening: on whenever DEBUG is off (each can be turned off by name for a
+# plain-HTTP deployment that is not on localhost). Browsers accept Secure cookies from
+# http://localhost and 127.0.0.1, so `make run` keeps working.
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", SESSION_COOKIE_SECURE)
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+# Sent on HTTPS responses only (SecurityMiddleware); a plain-HTTP local run never sees it.
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# Behind the deployment's TLS proxy, which sets X-Forwarded-Proto (and strips a client's own).
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("TRUST_X_FORWARDED_PROTO", not DEBUG) else None
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp): scripts and styles from this origin only (an inline script
+# needs the request's nonce); inline style attributes are allowed (stock bars, Chart.js, htmx).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:", "blob:"],
+        "media-src": [SELF, "blob:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
+# Request bodies are capped before Django reads (and spools) them: shelfwise.limits.BodyLimit.
+REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", 5 * 1024 * 1024, minimum=1024)
+MCP_BODY_MAX_BYTES = env_int("MCP_BODY_MAX_BYTES", 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
 
 LOGGING = {
     "version": 1,
