@@ -47,7 +47,7 @@ PUBLIC_URL = env_str("PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    "identity.apps.ShelfwiseAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "allauth.account",
     "channels",
     "tenants",
+    "identity",
     "ledger",
     "audit",
     "worker",

@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+from django.contrib.admin import apps as admin_apps
+
+
+class IdentityConfig(AppConfig):
+    name = "identity"
+    verbose_name = "Identity and access"
+    default = True
+
+
+class ShelfwiseAdminConfig(admin_apps.AdminConfig):
+    """Django's admin, on a site that only platform admins may enter (``identity.admin_site``)."""
+
+    default = False
+    default_site = "identity.admin_site.PlatformAdminSite"
