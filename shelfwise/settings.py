@@ -219,6 +219,8 @@ DEMO_OWNER_PASSWORD = env_or_generated("DEMO_OWNER_PASSWORD", DATA_DIR / "demo_o
 # How long a reorder draft waits for the owner's yes before it expires.
 DRAFT_TTL_MINUTES = env_int("DRAFT_TTL_MINUTES", 60, minimum=1, maximum=7 * 24 * 60)
 TOKEN_RATE_LIMIT_PER_MINUTE = env_int("TOKEN_RATE_LIMIT_PER_MINUTE", 120, minimum=1)
+# How long an MCP idempotency key (per credential) replays its first result.
+IDEMPOTENCY_KEY_TTL_HOURS = env_int("IDEMPOTENCY_KEY_TTL_HOURS", 24, minimum=1, maximum=24 * 30)
 # The public shelf finder: lookups per minute per client address and store.
 SHELF_FINDER_RATE_PER_MINUTE = env_int("SHELF_FINDER_RATE_PER_MINUTE", 30, minimum=1)
 

@@ -60,11 +60,12 @@ def make_draft(store, items, *, source: str = ReorderDraft.Source.ASSISTANT) -> 
 def make_turn(store, text: str, reply: str, *, tool: str = "get_inventory", conversation: str = "conv-1") -> Turn:
     turn = turn_start(store=store, conversation=conversation, index=1, mode="router", channel="assistant",
                       actor="user:1", text=text)
-    Record.objects.create(
-        store=store, turn=turn, conversation=conversation, kind=Record.Kind.TOOL_CALL, channel="assistant",
-        mode="router", actor="user:1", name=tool, arguments={"product": "Toor dal"}, result={"stock": 4},
-        outcome=Record.Outcome.OK, duration_ms=3.0,
-    )
+    with use_store(store):
+        Record.objects.create(
+            store=store, turn=turn, conversation=conversation, kind=Record.Kind.TOOL_CALL, channel="assistant",
+            mode="router", actor="user:1", name=tool, arguments={"product": "Toor dal"}, result={"stock": 4},
+            outcome=Record.Outcome.OK, duration_ms=3.0,
+        )
     return turn_finish(turn=turn, normalized=text.lower(), action="check_stock", reply=reply, outcome="answered",
                        latency_ms=42.0, stages={}, result={})
 
