@@ -26,6 +26,16 @@ def is_vendor(user: Any) -> bool:
     return bool(user is not None and user.is_authenticated and user.is_active and user.has_perm(VENDOR))
 
 
+SESSION_FLAG = "platform_admin"
+
+
+def remember_platform_role(sender, request, user, **kwargs) -> None:
+    """At sign-in, note in the session whether to show the Platform link (pages then need no
+    permission query); every /ops/ view still checks the permission itself."""
+    if request is not None and hasattr(request, "session"):
+        request.session[SESSION_FLAG] = is_platform_admin(user)
+
+
 def platform_admin_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """Platform admins only: signed out -> the login page; anyone else (vendors too) -> 403.
 

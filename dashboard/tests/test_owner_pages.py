@@ -58,14 +58,18 @@ def make_draft(store, items, *, source: str = ReorderDraft.Source.ASSISTANT) -> 
 
 
 def make_turn(store, text: str, reply: str, *, tool: str = "get_inventory", conversation: str = "conv-1") -> Turn:
+    with use_store(store):  # the audit is fenced too: write it as its own store, whatever the test's store
+        return _make_turn(store, text, reply, tool=tool, conversation=conversation)
+
+
+def _make_turn(store, text: str, reply: str, *, tool: str, conversation: str) -> Turn:
     turn = turn_start(store=store, conversation=conversation, index=1, mode="router", channel="assistant",
                       actor="user:1", text=text)
-    with use_store(store):
-        Record.objects.create(
-            store=store, turn=turn, conversation=conversation, kind=Record.Kind.TOOL_CALL, channel="assistant",
-            mode="router", actor="user:1", name=tool, arguments={"product": "Toor dal"}, result={"stock": 4},
-            outcome=Record.Outcome.OK, duration_ms=3.0,
-        )
+    Record.objects.create(
+        store=store, turn=turn, conversation=conversation, kind=Record.Kind.TOOL_CALL, channel="assistant",
+        mode="router", actor="user:1", name=tool, arguments={"product": "Toor dal"}, result={"stock": 4},
+        outcome=Record.Outcome.OK, duration_ms=3.0,
+    )
     return turn_finish(turn=turn, normalized=text.lower(), action="check_stock", reply=reply, outcome="answered",
                        latency_ms=42.0, stages={}, result={})
 

@@ -391,7 +391,8 @@ def test_the_audit_has_one_record_per_call_with_its_sql(mcp_server, shop, mcp_to
 
     with use_store(shop):
         records = list(Record.objects.filter(store=shop, kind="tool_call").order_by("id"))
-        assert [(r.name, r.outcome, r.channel) for r in records] == [
+        statements = list(SqlStatement.objects.filter(record=records[1]).order_by("seq"))
+    assert [(r.name, r.outcome, r.channel) for r in records] == [
         ("get_inventory", "ok", "mcp"), ("update_inventory", "ok", "mcp"), ("update_inventory", "invalid", "mcp"),
     ]
     assert all(r.credential is not None and r.actor.startswith("token:") for r in records)
