@@ -164,3 +164,12 @@ def env_or_generated(name: str, path: Path, *, nbytes: int) -> str:
             with os.fdopen(descriptor, "w") as handle:
                 handle.write(secrets.token_urlsafe(nbytes))
     return path.read_text().strip()
+
+
+def env_rate(name: str, default: str) -> str:
+    """A DRF rate such as ``30/min`` (per second, minute, hour or day)."""
+    value = env_str(name, default).strip()
+    count, _, period = value.partition("/")
+    if not count.isdigit() or int(count) < 1 or period not in {"s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day"}:
+        raise ImproperlyConfigured(f"{name} must look like 30/min (a number per s, min, hour or day), not {value!r}.")
+    return value

@@ -20,6 +20,7 @@ from shelfwise.env import (
     env_int,
     env_list,
     env_or_generated,
+    env_rate,
     env_redis_url,
     env_str,
 )
@@ -197,6 +198,12 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "shelfwise.api_errors.exception_handler",
     "DEFAULT_PAGINATION_CLASS": None,
+    # Per token and per user: assistant turns and writes (shelfwise.throttling); 429 beyond.
+    "DEFAULT_THROTTLE_CLASSES": ["shelfwise.throttling.CallerRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "turns": env_rate("API_TURNS_RATE", "30/min"),
+        "writes": env_rate("API_WRITES_RATE", "60/min"),
+    },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 SPECTACULAR_SETTINGS = {
