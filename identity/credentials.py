@@ -21,7 +21,12 @@ from oauth2_provider.oauth2_validators import validate_resource_as_url_prefix
 from identity.models import Connection
 from tenants.errors import InvalidToken, MissingScope
 from tenants.models import Membership, Store, StoreToken
-from tenants.services import TOKEN_PREFIX, _clean_scopes, _hash_secret, token_authenticate
+from tenants.services import (
+    TOKEN_PREFIX,
+    _clean_scopes,
+    _hash_secret,
+    token_authenticate,
+)
 
 CONFIRM_SCOPE = StoreToken.Scope.ORDERS_CONFIRM.value
 OWNER_ONLY_SCOPES = frozenset({CONFIRM_SCOPE})

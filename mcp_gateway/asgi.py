@@ -39,11 +39,11 @@ from django.http.request import split_domain_port, validate_host
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
+from identity.credentials import credential_authenticate
 from mcp_gateway.policy import Caller
 from mcp_gateway.registry import CONFIRM_SCOPE, MCP_SCOPE
 from mcp_gateway.server import SCOPE_KEY, UNAVAILABLE, ShelfwiseMCPServer, server_build
 from tenants.errors import InvalidToken, MissingScope
-from identity.credentials import credential_authenticate
 
 logger = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ import json
 import logging
 import time
 from collections.abc import Mapping
-from datetime import timedelta
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings

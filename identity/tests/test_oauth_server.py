@@ -73,7 +73,6 @@ def test_registration_creates_a_public_pkce_client(db):
     ({"grant_types": ["client_credentials"]}, "grant_types"),
     ({"response_types": ["token"]}, "response_types"),
     ({"client_name": "x" * 101}, "client_name"),
-    ({"jwks_uri": "https://app.example/jwks"}, "jwks_uri"),
 ])
 def test_registration_refuses_anything_but_a_public_code_client(db, metadata, field):
     body = {"client_name": "c", "redirect_uris": ["https://app.example/cb"], **metadata}
@@ -83,6 +82,12 @@ def test_registration_refuses_anything_but_a_public_code_client(db, metadata, fi
     assert response.status_code == 400
     assert field in response.json()["error_description"]
     assert not Application.objects.exists()
+
+
+def test_registration_ignores_metadata_it_does_not_understand(db):
+    answer = register(application_type="native", software_id="x")
+
+    assert "application_type" not in answer and Application.objects.count() == 1
 
 
 def test_registration_refuses_a_body_that_is_not_a_json_object(db):
