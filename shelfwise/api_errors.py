@@ -28,6 +28,7 @@ _DOMAIN_STATUS = {
     "rate_limited": status.HTTP_429_TOO_MANY_REQUESTS,
     "nothing_to_order": status.HTTP_409_CONFLICT,
     "delivery_failed": status.HTTP_503_SERVICE_UNAVAILABLE,
+    "assistant_unavailable": status.HTTP_503_SERVICE_UNAVAILABLE,
 }
 
 

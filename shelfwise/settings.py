@@ -175,6 +175,8 @@ CELERY_BEAT_SCHEDULE = {
     "turn-jobs-reap": {"task": "worker.tasks.turn_jobs_reap_task", "schedule": 60.0},
 }
 DJANGO_CELERY_RESULTS_TASK_ID_MAX_LENGTH = 191
+# How long POST /api/v1/turns waits for the worker before answering 202 with the job's status URL.
+SHELFWISE_TURN_WAIT_S = env_float("SHELFWISE_TURN_WAIT_S", 25.0, minimum=0.0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -37,7 +37,7 @@ def turn_task(
     """Run one submitted assistant turn (``worker.turns.turn_job_run``); its answer lands on the job."""
     from worker.turns import turn_job_run
 
-    audio = {"audio_b64": audio_b64, "audio_format": audio_format, "sample_rate": sample_rate} if audio_b64 else None
+    audio = None if audio_b64 is None else {"audio_b64": audio_b64, "audio_format": audio_format, "sample_rate": sample_rate}
     turn_job_run(store=store, job_id=job_id, notify=notify, audio=audio)
 
 

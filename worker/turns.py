@@ -217,7 +217,7 @@ def turn_job_run(*, store: Store, job_id: str, notify: str | None = None, audio:
             _fail(job, report, claim, interrupted_message() if claim == "interrupted" else expired_message())
         return
     try:
-        answer = _run(store, job, report, audio)
+        answer, held = _run(store, job, report, audio)
     except _Refused as refused:
         _fail(job, report, refused.code, refused.message)
         return
@@ -226,7 +226,7 @@ def turn_job_run(*, store: Store, job_id: str, notify: str | None = None, audio:
         _fail(job, report, "turn_failed", failed_message())
         return
     report.flush()
-    done = {"type": "done", "result": answer}
+    done = {**held, "type": "done", "result": answer}
     job.events.append(done)
     _finish(job, TurnJob.Status.DONE, result=answer)
     report.send({"seq": len(job.events) - 1, "event": done})
@@ -246,7 +246,8 @@ class _Refused(Exception):
         self.code, self.message = code, message
 
 
-def _run(store: Store, job: TurnJob, report: _Reporter, audio: dict[str, Any] | None) -> dict[str, Any]:
+def _run(store: Store, job: TurnJob, report: _Reporter, audio: dict[str, Any] | None) -> tuple[dict, dict]:
+    """The turn's answer, and the pipeline's own ``done`` event (sent later, with the answer)."""
     from assistant.pipeline import run_turn
     from assistant.types import EventKind, Mode, TurnInput
 
@@ -256,8 +257,12 @@ def _run(store: Store, job: TurnJob, report: _Reporter, audio: dict[str, Any] | 
         text, transcript = heard.text, heard.as_event_data()
         TurnJob.objects.filter(pk=job.pk).update(text=text)
 
+    held: dict[str, Any] = {}
+
     def on_event(event) -> None:
-        if event.kind != EventKind.DONE:  # the done goes out with the answer, after it is stored
+        if event.kind == EventKind.DONE:  # it goes out with the answer, once that is stored
+            held.update(event.as_dict())
+        else:
             report(event.as_dict())
 
     result = run_turn(
@@ -266,7 +271,7 @@ def _run(store: Store, job: TurnJob, report: _Reporter, audio: dict[str, Any] | 
                        actor=job.actor, transcript=transcript),
         on_event=on_event,
     )
-    return result.as_dict()
+    return result.as_dict(), held
 
 
 def _transcribe(store: Store, audio: dict[str, Any]):

@@ -138,7 +138,7 @@ def test_the_web_side_gets_each_pushed_event_once_in_order_ending_with_the_answe
     events = async_to_sync(watch)()
     job.refresh_from_db()
     assert events == job.events
-    assert events[-1] == {"type": "done", "result": job.result}
+    assert events[-1]["type"] == "done" and events[-1]["result"] == job.result and "latency_ms" in events[-1]
 
 
 def test_without_pushed_events_the_web_side_reads_them_from_the_job(demo, router):
