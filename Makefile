@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint install system-deps up down up-status up-session
+.PHONY: run test lint install system-deps up down up-status up-session up-check
 
 install: $(STAMP)
 
@@ -67,5 +67,7 @@ down:
 	scripts/up.sh down
 up-status:
 	scripts/up.sh status
+up-check: $(STAMP)
+	scripts/up_check.sh
 up-session: $(STAMP)
 	$(BIN)/python scripts/up_session.py --url http://$${UP_HOST:-127.0.0.1}:$${UP_PORT:-8014}
