@@ -160,3 +160,18 @@ print(json.dumps({"status": answer.status_code, "job": answer.json().get("status
 
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"status": 202, "job": "queued", "heavy": []}
+
+
+def test_with_the_model_server_down_the_owner_gets_a_clear_sentence_and_nothing_is_written(api_client, demo):
+    from assistant.inference.config import backend_override
+    from assistant.inference.openai_http import OpenAIHttpBackend
+    from shelfwise.testing import closed_port
+
+    dead = OpenAIHttpBackend(role=Role.ROUTER, base_url=f"http://127.0.0.1:{closed_port()}/v1", model="qwen", timeout_s=2)
+    before = _atta(demo)
+    with fake_models(Role.GUARD), backend_override(Role.ROUTER, dead):
+        response = api_client.post("/api/v1/turns", {"text": "we actually have fifteen bags of atta"}, format="json")
+
+    assert response.status_code == 200
+    assert response.json()["reply"] == "Sorry, I can't think right now: the assistant's model is not available. Nothing was changed."
+    assert response.json()["tool_calls"] == [] and _atta(demo) == before
