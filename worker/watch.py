@@ -16,7 +16,8 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from channels.db import database_sync_to_async
+from asgiref.sync import sync_to_async
+from django.db import close_old_connections, connection
 
 from tenants.context import use_store
 from tenants.models import Store
@@ -29,9 +30,11 @@ POLL_S = 0.2
 CHECK_S = 2.0
 
 
-@database_sync_to_async
+@sync_to_async
 def _job_state(store: Store, job_id: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The job's stored events and, once it has finished, its status (None while it runs)."""
+    if not connection.in_atomic_block:  # a connection broken by a database restart is replaced
+        close_old_connections()
     with use_store(store):
         job = TurnJob.objects.filter(store=store, pk=job_id).first()
     if job is None:
