@@ -81,6 +81,8 @@ def turn_submit(
     """
     if idempotency_key:
         earlier = TurnJob.objects.filter(store=store, idempotency_key=idempotency_key).first()
+        if earlier is not None and earlier.error_code == "assistant_unavailable":
+            return _resubmit(earlier, notify=notify, audio=audio)  # it never ran: a retry may hand it over
         if earlier is not None:
             return earlier
     try:
@@ -90,6 +92,16 @@ def turn_submit(
         )
     except IntegrityError:  # the same key, submitted at the same moment
         return TurnJob.objects.get(store=store, idempotency_key=idempotency_key)
+    _enqueue(job, notify=notify, audio=audio)
+    return job
+
+
+def _resubmit(job: TurnJob, *, notify: str | None, audio: dict[str, Any] | None) -> TurnJob:
+    """A job the broker refused, handed over again (the same row: the key still means one turn)."""
+    TurnJob.objects.filter(pk=job.pk, error_code="assistant_unavailable").update(
+        status=TurnJob.Status.QUEUED, error_code="", error="", events=[], finished_at=None, created_at=timezone.now(),
+    )
+    job.refresh_from_db()
     _enqueue(job, notify=notify, audio=audio)
     return job
 

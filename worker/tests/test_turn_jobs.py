@@ -166,3 +166,16 @@ def test_waiting_for_a_turn_that_does_not_finish_gives_up_at_the_bound(demo):
     job = _left_behind(demo, status="queued")
 
     assert async_to_sync(turn_wait)(store=demo, job_id=str(job.pk), notify=None, timeout=0.5) is None
+
+
+def test_a_retry_of_a_turn_the_broker_refused_hands_the_same_job_over_again(demo, router):
+    router.add(COUNT_ATTA)
+    refused = TurnJob.objects.create(store=demo, channel="api", mode="router", actor="owner", idempotency_key="k-9",
+                                     text="we actually have fifteen bags of atta", status="failed",
+                                     error_code="assistant_unavailable", error="The assistant can't take requests.")
+
+    again = _submit(demo, "we actually have fifteen bags of atta", idempotency_key="k-9")
+
+    again.refresh_from_db()
+    assert again.pk == refused.pk and (again.status, again.error_code) == ("done", "")
+    assert _atta(demo)[0] == 15 and TurnJob.objects.filter(store=demo).count() == 1
