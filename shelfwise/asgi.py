@@ -1,4 +1,8 @@
-"""The ASGI application: HTTP (Django), websockets (Channels) and, as they arrive, MCP."""
+"""The ASGI application: HTTP (Django), websockets (Channels) and, as they arrive, MCP.
+
+The web process never loads a language model or Whisper: turns run on Celery workers
+(``worker.turns``), which warm their models at start (``SHELFWISE_WARM_UP=1``).
+"""
 
 import os
 
@@ -7,13 +11,13 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shelfwise.settings")
 django_asgi = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack
-from channels.routing import ProtocolTypeRouter, URLRouter
-from channels.security.websocket import AllowedHostsOriginValidator
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from assistant.routing import websocket_urlpatterns
-from mcp_gateway.asgi import McpGateway
-from shelfwise.limits import BodyLimit
+from assistant.routing import websocket_urlpatterns  # noqa: E402
+from mcp_gateway.asgi import McpGateway  # noqa: E402
+from shelfwise.limits import BodyLimit  # noqa: E402
 
 # /mcp and its OAuth protected-resource metadata are served by the MCP gateway, the rest by Django.
 # The gateway also answers the ASGI lifespan (uvicorn --lifespan on); daphne, which has none,
@@ -28,9 +32,3 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
-
-if os.environ.get("SHELFWISE_WARM_UP", "").lower() in ("1", "true", "yes", "on"):
-    # `make run` sets this: load the models and fill the prompt cache before the first turn.
-    from assistant.warmup import warm_up_in_background
-
-    warm_up_in_background()
