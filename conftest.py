@@ -94,3 +94,12 @@ def other_owner(other_store):
     user = UserFactory(username="charlie", email="charlie@example.com")
     MembershipFactory(user=user, store=other_store, role=Membership.Role.OWNER)
     return user
+
+
+@pytest.fixture(autouse=True)
+def _roomy_api_throttles(monkeypatch):
+    """Throttle counters outlive a test in the cache (and SQLite reuses user ids): other tests get
+    roomy budgets; shelfwise/tests/test_throttling.py sets tight ones and checks them."""
+    from shelfwise.throttling import CallerRateThrottle
+
+    monkeypatch.setattr(CallerRateThrottle, "THROTTLE_RATES", {"turns": "10000/min", "writes": "10000/min"})

@@ -209,6 +209,11 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool) -> ModeOutcome | None:
         return None
     draft_id = ctx.state.pending_draft_id
     pending = selectors.draft_pending(store=ctx.store) if draft_id else None
+    if answer == phrases.Reply.UNSURE:
+        if pending is None or pending.pk != draft_id or not draft_fresh:
+            return None  # not an answer to a live offer: the mode reads it
+        # Hedged, conditional or long: nothing is placed; the offer stands for the next answer.
+        return ModeOutcome(action="confirm", reply=phrases.ASK_AGAIN, offered_draft_id=draft_id)
     if pending is None or pending.pk != draft_id:
         if answer == phrases.Reply.YES:
             return ModeOutcome(action="confirm", reply="There's no order waiting for a yes right now.")

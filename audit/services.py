@@ -18,6 +18,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from audit.models import Record, SqlStatement
+from tenants.context import store_context
 from tenants.models import Store, StoreToken
 
 
@@ -79,7 +80,7 @@ def tool_call_record(
     data: Mapping[str, Any] | None = None,
 ) -> Record:
     """Append one tool-call record with its SQL statements, in the order they ran (one commit)."""
-    with transaction.atomic():
+    with store_context(store), transaction.atomic():
         record = Record.objects.create(
             store=store,
             turn_id=turn_id,

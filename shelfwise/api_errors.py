@@ -65,7 +65,10 @@ def exception_handler(exc, context):
             headers["WWW-Authenticate"] = exc.auth_header
         if getattr(exc, "wait", None):
             headers["Retry-After"] = str(int(exc.wait))
-        if isinstance(exc, exceptions.ValidationError):
+        if isinstance(exc, exceptions.Throttled):
+            wait = int(exc.wait or 1)
+            body = error_body("throttled", f"Too many requests from this token or user: wait {wait} seconds, then try again.")
+        elif isinstance(exc, exceptions.ValidationError):
             body = error_body("invalid", _flatten(exc.detail), fields=exc.detail if isinstance(exc.detail, dict) else None)
         else:
             body = error_body(exc.default_code if isinstance(exc.default_code, str) else "error", _flatten(exc.detail))

@@ -90,6 +90,7 @@ class StoreToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="Refused from this moment on; never if empty.")
 
     class Meta:
         ordering = ["-created_at"]
@@ -99,7 +100,9 @@ class StoreToken(models.Model):
 
     @property
     def is_active(self) -> bool:
-        return self.revoked_at is None
+        from django.utils import timezone
+
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > timezone.now())
 
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes

@@ -238,7 +238,8 @@ def test_the_turn_is_recorded_with_mode_latency_and_stage_timings(api_client, de
     answer = _say(api_client, "how did we do today")
     with use_store(demo):
         turn = Turn.objects.get(store=demo, conversation=answer["conversation"])
+        model_calls = Record.objects.filter(turn=turn, kind="model_call").count()
     assert turn.mode == "router" and turn.outcome == "answered"
     assert set(turn.stages) >= {"normalize", "input_guard", "mode"}
     assert "receipts" in answer["reply"]
-    assert Record.objects.filter(turn=turn, kind="model_call").count() == 1
+    assert model_calls == 1

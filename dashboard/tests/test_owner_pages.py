@@ -58,6 +58,11 @@ def make_draft(store, items, *, source: str = ReorderDraft.Source.ASSISTANT) -> 
 
 
 def make_turn(store, text: str, reply: str, *, tool: str = "get_inventory", conversation: str = "conv-1") -> Turn:
+    with use_store(store):  # the audit is fenced too: write it as its own store, whatever the test's store
+        return _make_turn(store, text, reply, tool=tool, conversation=conversation)
+
+
+def _make_turn(store, text: str, reply: str, *, tool: str, conversation: str) -> Turn:
     turn = turn_start(store=store, conversation=conversation, index=1, mode="router", channel="assistant",
                       actor="user:1", text=text)
     Record.objects.create(

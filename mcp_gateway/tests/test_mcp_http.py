@@ -389,14 +389,15 @@ def test_the_audit_has_one_record_per_call_with_its_sql(mcp_server, shop, mcp_to
 
     mcp_session(mcp_server.mcp_url, mcp_token, three_calls)
 
-    records = list(Record.objects.filter(store=shop, kind="tool_call").order_by("id"))
+    with use_store(shop):
+        records = list(Record.objects.filter(store=shop, kind="tool_call").order_by("id"))
+        statements = list(SqlStatement.objects.filter(record=records[1]).order_by("seq"))
     assert [(r.name, r.outcome, r.channel) for r in records] == [
         ("get_inventory", "ok", "mcp"), ("update_inventory", "ok", "mcp"), ("update_inventory", "invalid", "mcp"),
     ]
     assert all(r.credential is not None and r.actor.startswith("token:") for r in records)
     assert records[1].arguments == {"item": "basmati", "stock": 19, "expectedStock": 20}
     assert records[1].result["stock"] == 19 and records[1].duration_ms > 0
-    statements = list(SqlStatement.objects.filter(record=records[1]).order_by("seq"))
     assert any("UPDATE" in s.sql and "ledger_product" in s.sql for s in statements)
     assert [s.seq for s in statements] == list(range(1, len(statements) + 1))
     assert records[2].error.startswith("'stock' must be a whole number")
