@@ -46,9 +46,17 @@ def store(db):
     return StoreFactory(slug="corner-shop", name="Corner Shop")
 
 
+def verified(user):
+    """The user's address as allauth records a confirmed one (sign-up verifies it before the store sends email)."""
+    from allauth.account.models import EmailAddress
+
+    EmailAddress.objects.update_or_create(user=user, email=user.email, defaults={"verified": True, "primary": True})
+    return user
+
+
 @pytest.fixture
 def owner(store):
-    user = UserFactory(username="alice", email="alice@example.com")
+    user = verified(UserFactory(username="alice", email="alice@example.com"))
     MembershipFactory(user=user, store=store, role=Membership.Role.OWNER)
     return user
 
@@ -79,7 +87,7 @@ def api_client(demo):
 
 @pytest.fixture
 def staff(store):
-    user = UserFactory(username="bob", email="bob@example.com")
+    user = verified(UserFactory(username="bob", email="bob@example.com"))
     MembershipFactory(user=user, store=store, role=Membership.Role.STAFF)
     return user
 
@@ -91,6 +99,6 @@ def other_store(db):
 
 @pytest.fixture
 def other_owner(other_store):
-    user = UserFactory(username="charlie", email="charlie@example.com")
+    user = verified(UserFactory(username="charlie", email="charlie@example.com"))
     MembershipFactory(user=user, store=other_store, role=Membership.Role.OWNER)
     return user

@@ -210,9 +210,9 @@ class SalesToday:
 
     Attributes:
         date: the store's local date.
-        receipts: receipts rung up that day (imported history excluded).
-        revenue: their total, in the store's currency.
-        units: units sold.
+        receipts: sales rung up that day (imported history, refunds and voids excluded).
+        revenue: their total less refunds and voids, in the store's currency.
+        units: units sold, net of refunds.
         top_sellers: up to five products by units sold, then revenue.
     """
 
@@ -242,7 +242,7 @@ class ProductSales:
 
 
 def product_sales_between(*, store: Store, start: dt.datetime, end: dt.datetime) -> list[ProductSales]:
-    """Units and revenue per product for live receipts sold in [start, end), most units first."""
+    """Units and revenue per product for live receipts in [start, end), net of refunds, most units first."""
     with store_scope(store):
         rows = list(
             ReceiptLine.objects.filter(
@@ -268,7 +268,7 @@ def sales_today(*, store: Store, now: dt.datetime | None = None) -> SalesToday:
     day, start, end = local_day_bounds(store=store, now=now)
     with store_scope(store):
         totals = Receipt.objects.filter(store=store, sold_at__gte=start, sold_at__lt=end, historical=False).aggregate(
-            receipts=Count("id"), revenue=Sum("total")
+            receipts=Count("id", filter=Q(kind=Receipt.Kind.SALE)), revenue=Sum("total")
         )
         per_product = product_sales_between(store=store, start=start, end=end)
     return SalesToday(
@@ -298,7 +298,7 @@ def sales_by_day(*, store: Store, days: int = 7, now: dt.datetime | None = None)
             for row in Receipt.objects.filter(store=store, sold_at__gte=start, sold_at__lt=end)
             .annotate(day=TruncDate("sold_at", tzinfo=tz))
             .values("day")
-            .annotate(receipts=Count("id"), revenue=Sum("total"))
+            .annotate(receipts=Count("id", filter=Q(kind=Receipt.Kind.SALE)), revenue=Sum("total"))
             .order_by()
         }
         units = {

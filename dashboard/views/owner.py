@@ -434,11 +434,12 @@ def report_send(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Choose the inventory or the sales report.")
         return _reports_page(request, status=400)
     try:
-        delivery = services.report_send(store=request.store, kind=form.cleaned_data["kind"], actor=_actor(request))
+        deliveries = services.report_send(store=request.store, kind=form.cleaned_data["kind"], actor=_actor(request))
     except LedgerError as exc:
         messages.error(request, exc.message)
         return _reports_page(request, status=409)
-    messages.success(request, f"{delivery.get_kind_display()} sent to {delivery.recipient}.")
+    to = ", ".join(delivery.recipient for delivery in deliveries)
+    messages.success(request, f"{deliveries[0].get_kind_display()} sent to {to}.")
     return redirect("owner:reports")
 
 
