@@ -163,14 +163,25 @@ def _search_q(term: str) -> Q:
 
 
 def product_list(
-    *, store: Store, search: str | None = None, low_only: bool = False, category: str | None = None
+    *,
+    store: Store,
+    search: str | None = None,
+    low_only: bool = False,
+    category: str | None = None,
+    active: bool | None = True,
+    code: str | None = None,
 ) -> list[Product]:
-    """The store's active products by name, optionally filtered.
+    """The store's products by name (active ones unless ``active`` says otherwise), optionally filtered.
 
     ``search`` matches the start of any word of a name or alias, case-insensitively; ``low_only``
-    keeps products at or below their reorder point; ``category`` is matched case-insensitively.
+    keeps products at or below their reorder point; ``category`` is matched case-insensitively;
+    ``code`` is an exact SKU or barcode; ``active=None`` lists archived products too.
     """
-    queryset = Product.objects.filter(store=store, active=True)
+    queryset = Product.objects.filter(store=store)
+    if active is not None:
+        queryset = queryset.filter(active=active)
+    if code:
+        queryset = queryset.filter(Q(sku=code.strip()) | Q(barcode__iexact=code.strip()))
     term = " ".join((search or "").split())
     if term:
         queryset = queryset.annotate(aliases_text=Cast("aliases", TextField())).filter(_search_q(term))
@@ -180,6 +191,48 @@ def product_list(
         queryset = queryset.filter(category__iexact=category.strip())
     with store_scope(store, what="product"):
         return list(queryset.order_by("name"))
+
+
+def products_by_code(*, store: Store, skus: set[str], barcodes: set[str]) -> tuple[dict[str, Product], dict[str, Product]]:
+    """The store's products with these SKUs (exact) and barcodes (any case), as two lookups."""
+    with store_scope(store, what="product"):
+        by_sku = {p.sku: p for p in Product.objects.filter(store=store, sku__in=skus)} if skus else {}
+        wanted = {b.casefold() for b in barcodes}
+        by_barcode = (
+            {p.barcode.casefold(): p for p in Product.objects.filter(store=store).exclude(barcode="")
+             if p.barcode.casefold() in wanted}
+            if barcodes else {}
+        )
+    return by_sku, by_barcode
+
+
+def receipt_list(*, store: Store, since: dt.datetime | None = None, until: dt.datetime | None = None,
+                 kind: str | None = None):
+    """The store's receipts, newest first, with their lines and products (a queryset to page through)."""
+    queryset = Receipt.objects.filter(store=store).prefetch_related(
+        Prefetch("lines", queryset=ReceiptLine.objects.select_related("product").order_by("id"))
+    )
+    if since is not None:
+        queryset = queryset.filter(sold_at__gte=since)
+    if until is not None:
+        queryset = queryset.filter(sold_at__lt=until)
+    if kind:
+        queryset = queryset.filter(kind=kind)
+    return queryset.order_by("-sold_at", "-id")
+
+
+def receipt_get(*, store: Store, receipt_id: int | str) -> Receipt:
+    """The store's receipt with that id, with its lines.
+
+    Raises:
+        NotFound: no such receipt in this store.
+    """
+    pk = row_id(receipt_id, "receipt")
+    with store_scope(store, what="receipt"):
+        receipt = receipt_list(store=store).filter(pk=pk).first()
+    if receipt is None:
+        raise NotFound("receipt")
+    return receipt
 
 
 def journal_for(*, store: Store, product: Product) -> list[StockEntry]:
