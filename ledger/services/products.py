@@ -90,6 +90,8 @@ def product_create(
     at = checks.moment(now)
     if location is not None and not {"aisle", "shelf", "position"} & set(values):
         values.update(product_fields.location_parts(location))
+    if not values.get("sku"):
+        values.pop("sku", None)
     for required in ("name", "price"):
         values.setdefault(required, None)
     fields = {**product_fields.DEFAULTS, **product_fields.clean(values)}
