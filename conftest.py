@@ -72,17 +72,27 @@ def demo(store):
     return store
 
 
-@pytest.fixture
-def api_client(demo):
-    """A REST client holding a token of the demo store with the ``api`` scope."""
+def _token_client(store, scopes):
     from rest_framework.test import APIClient
 
     from tenants.services import token_create
 
-    _, raw = token_create(store=demo, name="tests", scopes=["api"])
+    _, raw = token_create(store=store, name="tests", scopes=scopes)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
     return client
+
+
+@pytest.fixture
+def api_client(demo):
+    """A REST client holding the demo store owner's own token (``api`` and ``orders:confirm``)."""
+    return _token_client(demo, ["api", "orders:confirm"])
+
+
+@pytest.fixture
+def staff_api_client(demo):
+    """A REST client holding a staff member's token of the demo store (``api`` only: it cannot confirm orders)."""
+    return _token_client(demo, ["api"])
 
 
 @pytest.fixture

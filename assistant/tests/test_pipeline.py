@@ -242,3 +242,42 @@ def test_the_turn_is_recorded_with_mode_latency_and_stage_timings(api_client, de
     assert set(turn.stages) >= {"normalize", "input_guard", "mode"}
     assert "receipts" in answer["reply"]
     assert Record.objects.filter(turn=turn, kind="model_call").count() == 1
+
+
+def _offer_then_yes(client):
+    offer = _say(client, "restock all the low stuff")
+    assert offer["pending_draft"] is not None
+    return offer, _say(client, "yes, place the order", conversation=offer["conversation"])
+
+
+def _refusals(store):
+    with use_store(store):
+        return list(Record.objects.filter(store=store, name="confirm_refused", outcome="denied").values_list("actor", flat=True))
+
+
+def test_a_staff_token_saying_yes_is_refused_in_a_sentence_and_audited(staff_api_client, demo, router):
+    router.add({"action": "draft_restock"})
+    offer, yes = _offer_then_yes(staff_api_client)
+    assert yes["action"] == "confirm" and "Only the store's owner can place orders" in yes["reply"]
+    assert yes["pending_draft"]["id"] == offer["pending_draft"]["id"]
+    with use_store(demo):
+        assert not Order.objects.filter(store=demo).exists()
+        assert ReorderDraft.objects.get(pk=offer["pending_draft"]["id"]).status == "pending"
+    assert len(_refusals(demo)) == 1 and _refusals(demo)[0].startswith("token:")
+
+
+def test_a_staff_session_saying_yes_is_refused_and_the_owners_session_places_the_order(demo, router, staff, owner):
+    router.add({"action": "draft_restock"})
+    router.add({"action": "draft_restock"})
+    staff_client, owner_client = APIClient(), APIClient()
+    staff_client.force_login(staff)
+    owner_client.force_login(owner)
+    _offer, yes = _offer_then_yes(staff_client)
+    assert "Only the store's owner" in yes["reply"]
+    with use_store(demo):
+        assert not Order.objects.filter(store=demo).exists()
+    assert _refusals(demo) == [f"user:{staff.pk}"]
+    _offer, yes = _offer_then_yes(owner_client)
+    assert yes["action"] == "confirm" and "placed" in yes["reply"]
+    with use_store(demo):
+        assert Order.objects.filter(store=demo).count() == 1
