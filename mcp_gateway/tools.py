@@ -55,6 +55,7 @@ def _photo_url(product: Product) -> str | None:
 def _product(product: Product) -> dict[str, Any]:
     return {
         "id": product.pk,
+        "sku": product.sku,
         "name": product.name,
         "unit": product.unit,
         "category": product.category,

@@ -281,3 +281,26 @@ def test_a_staff_session_saying_yes_is_refused_and_the_owners_session_places_the
     assert yes["action"] == "confirm" and "placed" in yes["reply"]
     with use_store(demo):
         assert Order.objects.filter(store=demo).count() == 1
+
+
+def test_a_product_added_on_the_page_can_be_asked_about_in_the_next_turn(api_client, demo, router, owner):
+    from django.test import Client
+
+    page = Client()
+    page.force_login(owner)
+    added = page.post("/app/inventory/new", {
+        "name": "Kala namak", "category": "Spices", "unit": "100 g pack", "pack_size": 1, "aisle": "1",
+        "shelf": "spice rack", "position": "row 6", "price": "2.49", "unit_cost": "1.10", "par_level": 10,
+        "reorder_point": 2, "aliases": "black salt", "stock": 7,
+    })
+    assert added.status_code == 302
+    router.add({"action": "find_product", "item": "black salt", "ask": "where"})
+    answer = _say(api_client, "where is the black salt")
+    assert "Aisle 1, spice rack, row 6" in answer["reply"]
+    assert "Kala namak" in router.requests[0].messages[0]["content"] + router.requests[0].messages[-1]["content"]
+    with use_store(demo):
+        salt = Product.objects.get(store=demo, name="Kala namak")
+    assert page.post(f"/app/inventory/{salt.pk}/archive").status_code == 302
+    router.add({"action": "find_product", "item": "black salt", "ask": "where"})
+    gone = _say(api_client, "where is the black salt")
+    assert "Aisle 1, spice rack, row 6" not in gone["reply"]
