@@ -17,8 +17,9 @@ from contextlib import contextmanager
 from django.db import transaction
 
 from assistant import model_log, phrases, replies
+from assistant.catalogs import catalog_for
 from assistant.conversations import conversation_for
-from assistant.grounding import Catalog, ground
+from assistant.grounding import ground
 from assistant.lexicon import lexicon_for
 from assistant.modes.base import ModeOutcome, TurnContext, TurnMode
 from assistant.normalize import normalize
@@ -164,7 +165,7 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
         if not verdict.safe:
             return ModeOutcome(action=None, reply=refusal, outcome=Outcome.BLOCKED)
 
-    catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
+    catalog = catalog_for(store=store, lexicon=lexicon)
     draft_fresh = bool(conversation.pending_draft_id) and conversation.draft_offered_turn == conversation.turns
     owner_words = OwnerWords(text=words.text, numbers=words.numbers, draft_just_offered=draft_fresh)
     ctx = TurnContext(

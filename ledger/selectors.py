@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
-from django.db.models import Count, F, Prefetch, Q, Sum, TextField
+from django.db.models import Count, F, Max, Prefetch, Q, Sum, TextField
 from django.db.models.functions import Cast, TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -191,6 +191,16 @@ def product_list(
         queryset = queryset.filter(category__iexact=category.strip())
     with store_scope(store, what="product"):
         return list(queryset.order_by("name"))
+
+
+def catalog_version(*, store: Store) -> tuple[int, int, int, str]:
+    """A fingerprint of the store's catalog that changes with every catalog write (not with stock):
+    the number of products, the sum of their edit versions, the highest id and the latest creation."""
+    with store_scope(store, what="product"):
+        row = Product.objects.filter(store=store).aggregate(
+            n=Count("id"), v=Sum("version"), top=Max("id"), newest=Max("created_at")
+        )
+    return int(row["n"] or 0), int(row["v"] or 0), int(row["top"] or 0), str(row["newest"] or "")
 
 
 def products_by_code(*, store: Store, skus: set[str], barcodes: set[str]) -> tuple[dict[str, Product], dict[str, Product]]:

@@ -11,8 +11,9 @@ it reports, per store:
 
 - router prompt tokens (the system and user messages a real turn sends, counted with the bundled
   model's own tokenizer read from its GGUF by transformers, no model run);
-- the code-side cost per turn that grows with the catalog: building the catalog from the ledger,
-  the shortlist for the prompt, and grounding (median / p90 ms);
+- the code-side cost per turn that grows with the catalog: getting the catalog as a turn does
+  (``assistant.catalogs.catalog_for``: rebuilt only after a catalog change), the shortlist for the
+  prompt, and grounding (median / p90 ms);
 - with ``--route``: routing accuracy (action, action + product) and time per utterance with the
   real router model (heavy: run it under ``flock /tmp/shelfwise-heavy.lock``).
 """
@@ -70,6 +71,7 @@ def _measure(store, items, count_tokens, *, route: bool) -> dict:
     from types import SimpleNamespace
 
     from assistant.bench.routing import route_one, routing_summary
+    from assistant.catalogs import catalog_for
     from assistant.grounding import Catalog, ground
     from assistant.lexicon import lexicon_for
     from assistant.modes.router import RouterMode
@@ -84,7 +86,7 @@ def _measure(store, items, count_tokens, *, route: bool) -> dict:
     with use_store(store):
         for item in items:
             started = time.perf_counter()
-            catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
+            catalog = catalog_for(store=store, lexicon=lexicon)  # as a turn gets it (rebuilt when the catalog changed)
             built = time.perf_counter()
             words = normalize(item.say, lexicon)
             ctx = SimpleNamespace(store=store, words=words, catalog=catalog,

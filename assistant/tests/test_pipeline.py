@@ -304,3 +304,20 @@ def test_a_product_added_on_the_page_can_be_asked_about_in_the_next_turn(api_cli
     router.add({"action": "find_product", "item": "black salt", "ask": "where"})
     gone = _say(api_client, "where is the black salt")
     assert "Aisle 1, spice rack, row 6" not in gone["reply"]
+
+
+def test_the_catalog_is_reused_between_turns_and_rebuilt_after_any_catalog_change(demo):
+    from assistant.catalogs import catalog_for
+    from assistant.lexicon import lexicon_for
+    from ledger import services
+
+    lexicon = lexicon_for("grocery")
+    first = catalog_for(store=demo, lexicon=lexicon)
+    with use_store(demo):
+        dal = Product.objects.get(store=demo, name="Toor dal")
+        services.stock_set(store=demo, product=dal, count=9, expected=dal.stock, actor="system:test")
+    assert catalog_for(store=demo, lexicon=lexicon) is first  # a count is not a catalog change
+    with use_store(demo):
+        services.product_update(store=demo, product=dal, version=dal.version, actor="system:test", aliases=["arhar"])
+    renamed = catalog_for(store=demo, lexicon=lexicon)
+    assert renamed is not first and renamed.entry_named("arhar").name == "Toor dal"
