@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_catalog import configure  # noqa: E402
+from bench_catalog import configure
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -120,7 +120,7 @@ def invitation_accept(*, secret: str, user: AbstractBaseUser) -> Membership:
             raise InvitationInvalid()
         if not EmailAddress.objects.filter(user=user, email__iexact=invitation.email, verified=True).exists():
             raise MemberError(f"This invitation is for {invitation.email}. Sign in with that address to accept it.")
-        membership, created = Membership.objects.get_or_create(
+        membership, _created = Membership.objects.get_or_create(
             user=user, store=invitation.store, defaults={"role": invitation.role}
         )
         invitation.accepted_at, invitation.accepted_by = timezone.now(), user

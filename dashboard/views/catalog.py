@@ -18,7 +18,13 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from dashboard.catalog_forms import ImportForm, PhotoForm, ProductForm
-from dashboard.views.owner import _actor, _is_owner, _product_or_404, _wants_json, workspace_view
+from dashboard.views.owner import (
+    _actor,
+    _is_owner,
+    _product_or_404,
+    _wants_json,
+    workspace_view,
+)
 from ledger import catalog_csv, selectors, services
 from ledger.errors import EditConflict, LedgerError, NotFound
 from ledger.models import CatalogImport, Product

@@ -14,7 +14,14 @@ from collections.abc import Mapping
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from ledger.errors import EditConflict, InvalidInput, InvalidLine, InvalidQuantity, InvalidTransition, NotFound
+from ledger.errors import (
+    EditConflict,
+    InvalidInput,
+    InvalidLine,
+    InvalidQuantity,
+    InvalidTransition,
+    NotFound,
+)
 from ledger.models import Order, OrderLine, StockEntry
 from ledger.scope import store_scope
 from ledger.selectors import order_get, row_id

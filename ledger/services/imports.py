@@ -23,7 +23,14 @@ from ledger.models import CatalogImport
 from ledger.scope import store_scope
 from ledger.selectors import row_id
 from ledger.services import checks
-from ledger.services.catalog_plan import CHANGE, CREATE, REJECT, UNCHANGED, catalog_apply, catalog_plan
+from ledger.services.catalog_plan import (
+    CHANGE,
+    CREATE,
+    REJECT,
+    UNCHANGED,
+    catalog_apply,
+    catalog_plan,
+)
 from ledger.services.stock_plan import stock_apply, stock_plan
 from tenants.models import Store
 

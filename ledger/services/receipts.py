@@ -21,7 +21,14 @@ from django.db import transaction
 from django.db.models import Max, Sum
 from django.utils.translation import gettext as _
 
-from ledger.errors import IdempotencyConflict, InvalidInput, InvalidLine, InvalidQuantity, InvalidTransition, NotFound
+from ledger.errors import (
+    IdempotencyConflict,
+    InvalidInput,
+    InvalidLine,
+    InvalidQuantity,
+    InvalidTransition,
+    NotFound,
+)
 from ledger.models import Product, Receipt, ReceiptLine, StockEntry
 from ledger.money import to_cents
 from ledger.scope import store_scope

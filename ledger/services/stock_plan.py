@@ -17,7 +17,13 @@ from ledger.catalog_csv import Table
 from ledger.errors import EditConflict, InvalidInput
 from ledger.models import Product, StockEntry
 from ledger.services import checks
-from ledger.services.catalog_plan import CHANGE, REJECT, UNCHANGED, Progress, check_header
+from ledger.services.catalog_plan import (
+    CHANGE,
+    REJECT,
+    UNCHANGED,
+    Progress,
+    check_header,
+)
 from ledger.services.locks import store_lock
 from ledger.services.product_fields import InvalidField, whole
 from tenants.models import Store
