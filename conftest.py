@@ -30,6 +30,13 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.django_db(*marker.args, **kwargs), append=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_sign_up_rate_limits(settings):
+    """allauth limits confirmation emails per address (1 in 3 minutes, in the cache); tests sign up
+    the same addresses many times in one process, so its limits are off here."""
+    settings.ACCOUNT_RATE_LIMITS = False
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _celery_eager():
     """Tasks run in-process in tests, also where a broker is configured (CI's Redis)."""
