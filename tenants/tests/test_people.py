@@ -179,3 +179,20 @@ def test_sign_up_needs_the_email_confirmed_before_the_store_can_send_email(clien
     assert response.status_code == 302 and "confirm-email" in response["Location"]
     assert len(mailoutbox) == 1 and "confirm" in mailoutbox[0].body.lower()
     assert UserFactory._meta.model.objects.filter(email=user_email).exists()
+
+
+def test_the_business_type_is_chosen_at_sign_up_from_those_available(client, db):
+    from tenants.models import BusinessType
+
+    BusinessType.objects.create(slug="bakery", name="Bakery", position=200)
+    user = UserFactory(username="baker", email="baker@example.com")
+    client.force_login(user)
+    form = client.get("/app/stores/new/")
+    assert b'value="bakery"' in form.content
+    response = client.post("/app/stores/new/", {"name": "Crumbs", "timezone": "UTC", "currency": "GBP", "catalog": "empty",
+                                                "business_type": "bakery"})
+    assert response.status_code == 302
+    assert Store.objects.get(name="Crumbs").business_type.slug == "bakery"
+    bad = client.post("/app/stores/new/", {"name": "Nope", "timezone": "UTC", "currency": "GBP", "catalog": "empty",
+                                           "business_type": "spaceship"})
+    assert bad.status_code == 400 and not Store.objects.filter(name="Nope").exists()
