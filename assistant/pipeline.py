@@ -17,8 +17,9 @@ from contextlib import contextmanager
 from django.db import transaction
 
 from assistant import model_log, phrases, replies
+from assistant.catalogs import catalog_for
 from assistant.conversations import conversation_for
-from assistant.grounding import Catalog, ground
+from assistant.grounding import ground
 from assistant.lexicon import lexicon_for
 from assistant.modes.base import ModeOutcome, TurnContext, TurnMode
 from assistant.normalize import normalize
@@ -40,6 +41,7 @@ from ledger.errors import LedgerError
 from ledger.services import draft_decline
 from mcp_gateway.policy import Caller
 from tenants.context import use_store
+from tenants.permissions import may_confirm_orders
 from tenants.models import Store
 
 logger = logging.getLogger(__name__)
@@ -163,7 +165,7 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
         if not verdict.safe:
             return ModeOutcome(action=None, reply=refusal, outcome=Outcome.BLOCKED)
 
-    catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
+    catalog = catalog_for(store=store, lexicon=lexicon)
     draft_fresh = bool(conversation.pending_draft_id) and conversation.draft_offered_turn == conversation.turns
     owner_words = OwnerWords(text=words.text, numbers=words.numbers, draft_just_offered=draft_fresh)
     ctx = TurnContext(
@@ -175,7 +177,7 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
     )
 
     with clock.stage(Stage.CODE_PHRASES):
-        handled = _code_phrases(ctx, draft_fresh)
+        handled = _code_phrases(ctx, draft_fresh, turn=turn, audit_turn=audit_turn)
     if handled is not None:
         outcome = handled
     else:
@@ -195,7 +197,7 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
     return outcome
 
 
-def _code_phrases(ctx: TurnContext, draft_fresh: bool) -> ModeOutcome | None:
+def _code_phrases(ctx: TurnContext, draft_fresh: bool, *, turn: TurnInput, audit_turn) -> ModeOutcome | None:
     """The launch phrase, and a yes or no to the draft on offer: no model involved."""
     if phrases.is_launch(ctx.words.text):
         pack = router_pack(ctx.store.business_type.slug)
@@ -229,6 +231,13 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool) -> ModeOutcome | None:
             action="confirm",
             reply="That draft is waiting in your approvals. Ask me to reorder again, or approve it there.",
         )
+    if not may_confirm_orders(store=ctx.store, actor=turn.actor, channel=turn.channel):
+        # Staff (or a credential without orders:confirm) said yes: refused in a sentence, and audited.
+        event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="confirm_refused",
+                     data={"draft": draft_id, "actor": turn.actor}, outcome=Record.Outcome.DENIED,
+                     error="Only the store's owner can place orders.")
+        return ModeOutcome(action="confirm", outcome=Outcome.REFUSED,
+                           reply="Only the store's owner can place orders. The draft is waiting in approvals for them.")
     confirm_caller = Caller(channel="assistant", actor=ctx.caller.actor.replace("assistant:", "owner-yes:"),
                             scopes=CONFIRM_SCOPES, conversation=ctx.caller.conversation, mode=ctx.caller.mode,
                             turn_id=ctx.caller.turn_id)
