@@ -32,9 +32,12 @@ def fast_path_enabled() -> bool:
 
 
 def fast_path(*, business_type: str, words: Normalized, catalog: Catalog, lexicon: Lexicon,
-              last_action: str | None = "", last_product: str | None = "") -> Match | None:
-    """The matcher's intent when the fast path is on and sure of it; None sends the request to the model."""
-    if not fast_path_enabled():
+              last_action: str | None = "", last_product: str | None = "", enabled: bool | None = None) -> Match | None:
+    """The matcher's intent when the fast path is on and sure of it; None sends the request to the model.
+
+    ``enabled`` overrides ``SHELFWISE_FAST_PATH`` (for evaluation commands that compare both).
+    """
+    if not (fast_path_enabled() if enabled is None else enabled):
         return None
     from assistant.guard.encoders import GuardModelError
 

@@ -17,8 +17,8 @@ from jsonschema import Draft202012Validator
 from assistant import router_prompt as prompts
 from assistant.actions import ACTIONS, Decision
 from assistant.grounding import Grounding, ground
-from assistant.matcher.route import DecidedBy, fast_path
 from assistant.inference.base import InferenceError, ModelRequest, Role
+from assistant.matcher.route import DecidedBy, fast_path
 from assistant.model_log import ask
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.types import EventKind, Outcome
@@ -123,9 +123,7 @@ def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, G
     elif action == "general" and named and _LOOKUP.search(text):
         # The general model has no store facts and must not be asked for them.
         decision = replace(decision, action="find_product")
-    elif action == "low_stock" and named:
-        decision = replace(decision, action="find_product", ask=decision.ask or "available")
-    elif action == "draft_restock" and named and not OwnerWords(text=text, numbers=words.numbers).asks_order:
+    elif action == "low_stock" and named or action == "draft_restock" and named and not OwnerWords(text=text, numbers=words.numbers).asks_order:
         decision = replace(decision, action="find_product", ask=decision.ask or "available")
     elif action in ("list_products", "find_product", "general") and not named and _NUTRITION.search(text):
         # Food and nutrition questions are answered by the nutrition guides (the pack's action 9).
@@ -192,7 +190,7 @@ def route_request(*, store, text: str, last_product: str = "", last_action: str 
     )
     pack = prompts.router_pack(store.business_type.slug)
     matched = fast_path(business_type=pack.business_type, words=words, catalog=catalog, lexicon=lexicon,
-                        last_action=last_action, last_product=last_product) if fast else None
+                        last_action=last_action, last_product=last_product, enabled=True) if fast else None
     decision = matched.decision if matched is not None else RouterMode().decide(ctx, pack)
     grounding = None
     if decision is not None:

@@ -114,3 +114,33 @@ def test_a_malformed_template_file_fails_the_system_check(settings, tmp_path, mo
         call_command("check")
     finally:
         templates.matcher_pack.cache_clear()
+
+
+def test_route_eval_reports_what_the_matcher_decided_and_its_precision(db, tmp_path):
+    import io
+    import json
+
+    from assistant.inference.config import backend_override
+    from assistant.inference.fake import FakeBackend
+
+    routing = tmp_path / "routing.json"
+    routing.write_text(json.dumps({"actions": ["general", "find_product", "draft_restock"], "items": [
+        {"id": "a", "say": "where's the basmati", "action": "find_product", "item": "Basmati rice", "ask": "where"},
+        {"id": "b", "say": "do we have pizza", "action": "find_product", "item": None, "not_carried": "pizza"},
+        {"id": "c", "say": "who painted the mona lisa", "action": "general"},
+        {"id": "d", "say": "order twenty boxes of frozen samosas", "action": "draft_restock",
+         "items": [{"item": "Frozen samosas", "qty": 20}]},
+    ]}))
+    router = FakeBackend(default={"action": "general"})
+    output = io.StringIO()
+    scores = tmp_path / "scores.json"
+    with backend_override(Role.ROUTER, router):
+        call_command("route_eval", "--set", str(routing), "--no-warm", "--no-progress", "--fast-path", "on",
+                     "--json", str(scores), stdout=output)
+    text = output.getvalue()
+    assert "Fast-path matcher: on" in text and "Action:      4/4 = 100.0%" in text
+    assert "Decided by the fast-path matcher: 3/4" in text
+    assert "the matcher's precision, action:      3/3" in text
+    decided = {row["id"]: row["decided_by"] for row in json.loads(scores.read_text())["scores"]}
+    assert decided == {"a": "matcher", "b": "matcher", "c": "model", "d": "matcher"}
+    assert len(router.requests) == 1
