@@ -137,8 +137,8 @@ def _resolve(request: Request, hit: TemplateHit) -> Decision | None:
             return None
     if list(request.words.numbers) != ([slots["n"]] if "n" in slots else []):
         return None  # every number said must be the template's one number (which is the count is the model's call)
-    return Decision(action=action, item=item or group, ask=slots.get("ask"), topic=slots.get("topic"),
-                    kind=slots.get("kind"))
+    return Decision(action=action, item=item or group, ask=slots.get("ask"),
+                    topic=slots.get("topic") or slots.get("small_talk"), kind=slots.get("kind"))
 
 
 def template_match(request: Request) -> Match | None:

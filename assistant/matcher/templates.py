@@ -28,6 +28,7 @@ class MatcherPack:
     development_set: Path | None
     threshold: float = 1.01  # the embedding head's answers need at least this probability (above 1: never)
     agreement: float = 0.0  # a template's action needs at least this probability from the head
+    lead_words: tuple[str, ...] = ()  # words that only start a sentence ("okay", "actually just")
 
 
 @dataclass(frozen=True)
@@ -63,16 +64,22 @@ def matcher_pack(business_type: str) -> MatcherPack | None:
             development_set=(path.parent / dev).resolve() if dev else None,
             threshold=float(data.get("threshold", 1.01)),
             agreement=float(data.get("agreement", 0.0)),
+            lead_words=tuple(str(word) for word in data.get("lead_words") or ()),
         )
     except Exception as exc:  # YAML, hassil and value errors all mean the same here: fix the file
         raise ImproperlyConfigured(f"The matcher templates {path} are malformed: {exc}.") from exc
 
 
 def template_hits(pack: MatcherPack, text: str) -> Iterator[TemplateHit]:
-    """Every way the templates cover ``text`` whole, in hassil's order."""
+    """Every way the templates cover ``text`` whole (its lead words dropped), in hassil's order."""
     from hassil import recognize_all
 
-    for result in recognize_all(text, pack.intents):
+    words = text.split()
+    while words and words[0].strip(",") in pack.lead_words:
+        words.pop(0)
+    if not words:
+        return
+    for result in recognize_all(" ".join(words), pack.intents):
         slots: dict[str, Any] = {}
         for name, entity in result.entities.items():
             value = entity.value

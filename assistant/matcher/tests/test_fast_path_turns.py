@@ -144,3 +144,10 @@ def test_route_eval_reports_what_the_matcher_decided_and_its_precision(db, tmp_p
     decided = {row["id"]: row["decided_by"] for row in json.loads(scores.read_text())["scores"]}
     assert decided == {"a": "matcher", "b": "matcher", "c": "model", "d": "matcher"}
     assert len(router.requests) == 1
+
+
+def test_a_greeting_gets_a_reply_written_by_code_with_no_model_and_no_output_guard(api_client, fast, router):
+    answer = _say(api_client, "hey shelfwise, good morning")
+    assert answer["action"] == "general" and answer["reply"].startswith("Good morning!")
+    assert answer["tool_calls"] == [] and answer["guard"]["output"] is None
+    assert not Record.objects.filter(conversation=answer["conversation"], kind=Record.Kind.MODEL_CALL).exists()

@@ -45,6 +45,7 @@ def _match(grocery, text, **context):
         ("do we carry saffron", "find_product", "saffron", "available"),
         ("so we actually have fifteen bags of atta, fix the count", "update_count", "atta", None),
         ("order more toor dal", "draft_restock", "toor dal", None),
+        ("actually just reorder the toor dal", "draft_restock", "toor dal", None),  # lead words change nothing
     ],
 )
 def test_a_plain_product_request_is_answered_by_a_template_with_the_owners_words(grocery, text, action, item, ask):
