@@ -48,6 +48,21 @@ def _celery_eager():
     app.conf.task_always_eager, app.conf.task_eager_propagates = saved
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _fast_path_off():
+    """The router's fast path is off unless a test turns it on (``settings.SHELFWISE_FAST_PATH = True``).
+
+    Most tests script the router model's answer at its process boundary; the matcher would answer
+    before the script. The fast path's own tests (``assistant/matcher/tests``) turn it on.
+    """
+    from django.conf import settings
+
+    saved = getattr(settings, "SHELFWISE_FAST_PATH", True)
+    settings.SHELFWISE_FAST_PATH = False
+    yield
+    settings.SHELFWISE_FAST_PATH = saved
+
+
 @pytest.fixture
 def store(db):
     return StoreFactory(slug="corner-shop", name="Corner Shop")

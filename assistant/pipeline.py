@@ -184,6 +184,9 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
         with clock.stage(Stage.MODE):
             outcome = _mode(str(turn.mode)).handle(ctx)
     result.tool_calls = [view.as_dict() for view in ctx.tool_calls]
+    if outcome.route:  # who decided the router's action: the fast-path matcher or the model
+        event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="route",
+                     data={**outcome.route, "action": outcome.action})
 
     if outcome.model_written:
         with clock.stage(Stage.OUTPUT_GUARD):

@@ -314,6 +314,9 @@ TOKEN_RATE_LIMIT_PER_MINUTE = env_int("TOKEN_RATE_LIMIT_PER_MINUTE", 120, minimu
 IDEMPOTENCY_KEY_TTL_HOURS = env_int("IDEMPOTENCY_KEY_TTL_HOURS", 24, minimum=1, maximum=24 * 30)
 # The public shelf finder: lookups per minute per client address and store.
 SHELF_FINDER_RATE_PER_MINUTE = env_int("SHELF_FINDER_RATE_PER_MINUTE", 30, minimum=1)
+# The router's fast path (assistant/matcher): the business type's templates and an embedding head
+# answer the requests they are sure of without the router model; false sends every request to it.
+SHELFWISE_FAST_PATH = env_bool("SHELFWISE_FAST_PATH", True)
 
 # The Alexa custom skill endpoint (/alexa/): requests must name this skill id; with none set, every
 # request is refused. ALEXA_VERIFY=false skips the certificate, signature and timestamp checks, and
