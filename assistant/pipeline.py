@@ -19,6 +19,7 @@ from django.db import transaction
 from assistant import model_log, phrases, replies
 from assistant.conversations import conversation_for
 from assistant.grounding import Catalog, ground
+from assistant.guard.store_facts import STORE_FACTS_NEUTRAL, reply_supported, store_fact_claims
 from assistant.lexicon import lexicon_for
 from assistant.modes.base import ModeOutcome, TurnContext, TurnMode
 from assistant.normalize import normalize
@@ -185,6 +186,7 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
 
     if outcome.model_written:
         with clock.stage(Stage.OUTPUT_GUARD):
+            _store_facts_check(ctx, outcome, audit_turn, result)
             verdict = get_guard().check_output(words.text, outcome.reply)
             result.guard["output"] = verdict.as_dict()
             clock.emit(EventKind.GUARD, {"stage": "output", **verdict.as_dict()})
@@ -193,6 +195,19 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
             if not verdict.safe:
                 outcome.reply = OUTPUT_BLOCKED
     return outcome
+
+
+def _store_facts_check(ctx: TurnContext, outcome: ModeOutcome, audit_turn, result: TurnResult) -> None:
+    """A model-written reply states store facts only after a ledger tool answered this turn."""
+    answered = [view.tool for view in ctx.tool_calls if view.ok]
+    if reply_supported(outcome.reply, answered):
+        return
+    claims = store_fact_claims(outcome.reply)
+    data = {"verdict": "replaced", "claims": claims, "reply": outcome.reply}
+    result.guard["store_facts"] = {"verdict": "replaced", "claims": claims}
+    ctx.emit(EventKind.GUARD, {"stage": "store_facts", "verdict": "replaced", "claims": claims})
+    event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="store_facts", data=data)
+    outcome.reply = STORE_FACTS_NEUTRAL
 
 
 def _code_phrases(ctx: TurnContext, draft_fresh: bool) -> ModeOutcome | None:
