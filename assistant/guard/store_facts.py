@@ -28,28 +28,61 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
         # "we have", "we've got", "we still carry", "we do stock" (not "we have to", "we have been")
-        ("speaks_for_the_store",
-         rf"\bwe(?:\s+(?:still|currently|already|do|also|now|usually|normally|definitely|only|don't|do not|didn't|never))?"
-         rf"\s+(?:{_VERBS})\b"
-         r"(?!\s+(?:to|been|got to)\b)"),
-        ("speaks_for_the_store", r"\b(?:yes|yeah|yep|sure|of course|no)[,!.]?\s+we (?:do|don't|have|haven't)\b|"
-                                 r"\bwe(?:'re| are)\s+(?:out of|low on|running low|all out|sold out)\b|\bwe ran out\b"),
+        (
+            "speaks_for_the_store",
+            (
+                r"\bwe(?:\s+(?:still|currently|already|do|also|now|usually|normally|definitely|only|don't|do not|"
+                rf"didn't|never))?\s+(?:{_VERBS})\b(?!\s+(?:to|been|got to)\b)"
+            ),
+        ),
+        (
+            "speaks_for_the_store",
+            (
+                r"\b(?:yes|yeah|yep|sure|of course|no)[,!.]?\s+we (?:do|don't|have|haven't)\b|"
+                r"\bwe(?:'re| are)\s+(?:out of|low on|running low|all out|sold out)\b|\bwe ran out\b"
+            ),
+        ),
         ("speaks_for_the_store", r"\bwe've\s+(?:got|sold|ordered|received|restocked|stocked)\b"),
-        ("speaks_for_the_store", r"\b(?:our|the store's|your)\s+(?:stock|inventory|shelves|sales|orders?|prices?|"
-                                 r"supplier|books|till|store has|shop has)\b"),
+        (
+            "speaks_for_the_store",
+            (
+                r"\b(?:our|the store's)\s+(?:stock|inventory|shelves|sales|orders?|prices?|supplier|books|till)\b|"
+                r"\byour (?:stock|inventory|sales|orders?) (?:is|are|was|were|shows?|came to|stands? at)\b"
+            ),
+        ),
         ("stock", r"\b(?:in|out of|low on|low in)\s+stock\b|\bon hand\b|\bsold out\b|\bback[- ]?ordered\b"),
         ("stock", rf"\b\d+(?:\.\d+)?\s+(?:{_STOCK_UNITS})\s+(?:left|remaining|available|on the shelf|in the back)\b"),
         ("stock", rf"\bthere (?:are|is|'s|were)\s+(?:only\s+|still\s+)?\d+(?:\.\d+)?\s+(?:{_STOCK_UNITS})\b"),
-        ("location", r"\baisle\s*(?:\d+|[a-z]\b)|\b(?:top|bottom|middle|upper|lower|second|third)\s+shelf\b|"
-                     r"\bon the shelf\b|\bin the (?:back|storeroom|stockroom|cold room|freezer section)\b"),
-        ("price", r"(?:₹|\brs\.?|\binr|\$|€|£)\s?\d|\b\d+(?:\.\d+)?\s*(?:rupees|rs\b|dollars|bucks)|"
-                  r"\b(?:costs?|priced at|sells? for|goes for|the price is|price of \w+ is)\b\s*(?:only\s+|just\s+)?"
-                  r"(?:₹|rs|\$|\d)"),
-        ("sales", r"\b(?:sold|sales (?:today|were|are|of|came to|total))\b|\btoday's (?:sales|takings|total)\b|"
-                  r"\brevenue\b|\btakings\b"),
-        ("orders", r"\border (?:was |has been |is )?(?:placed|drafted|confirmed|on its way|sent)\b|"
-                   r"\bi(?:'ve| have)\s+(?:placed|ordered|drafted|updated|changed|set|reordered|emailed|sent)\b|"
-                   r"\b\d+\s+(?:open |pending )?orders?\b|\bpending (?:draft|order)s?\b"),
+        (
+            "location",
+            (
+                r"\baisle\s*(?:\d+|[a-z]\b)|\b(?:top|bottom|middle|upper|lower|second|third)\s+shelf\b|"
+                r"\bon the shelf\b|\bin the (?:back|storeroom|stockroom|cold room|freezer section)\b"
+            ),
+        ),
+        (
+            "price",
+            (
+                r"(?:₹|\brs\.?|\binr|\$|€|£)\s?\d|\b\d+(?:\.\d+)?\s*(?:rupees|rs\b|dollars|bucks)|"
+                r"\b(?:costs?|priced at|sells? for|goes for|the price is|price of \w+ is)\b\s*(?:only\s+|just\s+)?"
+                r"(?:₹|rs|\$|\d)"
+            ),
+        ),
+        (
+            "sales",
+            (
+                r"\b(?:you|we|the store|the shop)\s+(?:have\s+|'ve\s+)?sold\b|\bsold\s+\d|"
+                r"\bsales (?:today|were|are|came to|total)\b|\btoday's (?:sales|takings|total)\b"
+            ),
+        ),
+        (
+            "orders",
+            (
+                r"\border (?:was |has been |is )?(?:placed|drafted|confirmed|on its way|sent)\b|"
+                r"\bi(?:'ve| have)\s+(?:placed|ordered|drafted|updated|changed|set|reordered|emailed|sent)\b|"
+                r"\b\d+\s+(?:open |pending )?orders?\b|\bpending (?:draft|order)s?\b"
+            ),
+        ),
     )
 )
 

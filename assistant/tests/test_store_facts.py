@@ -13,7 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from assistant.guard.store_facts import STORE_FACTS_NEUTRAL, reply_supported, store_fact_claims
+from assistant.guard.store_facts import (
+    STORE_FACTS_NEUTRAL,
+    reply_supported,
+    store_fact_claims,
+)
 from assistant.inference.base import Role
 from assistant.inference.config import backend_override
 from assistant.inference.fake import FakeBackend, fake_models
