@@ -19,6 +19,7 @@ from django.db import transaction
 from assistant import model_log, phrases, replies
 from assistant.conversations import conversation_for
 from assistant.grounding import Catalog, ground
+from assistant.guard import UNAVAILABLE, UNAVAILABLE_REFUSAL
 from assistant.guard.data import DATA_BLOCKED, DataBlocked, catalog_texts, data_check
 from assistant.guard.store_facts import (
     STORE_FACTS_NEUTRAL,
@@ -169,7 +170,9 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
         event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="input_guard", data=verdict.as_dict(),
                      duration_ms=verdict.duration_ms)
         if not verdict.safe:
-            return ModeOutcome(action=None, reply=refusal, outcome=Outcome.BLOCKED)
+            unavailable = verdict.category == UNAVAILABLE
+            return ModeOutcome(action=None, reply=UNAVAILABLE_REFUSAL if unavailable else refusal,
+                               outcome=Outcome.BLOCKED)
 
     products = selectors.product_list(store=store)
     with clock.stage(Stage.INPUT_GUARD):  # every mode's prompt reads the catalog
@@ -203,7 +206,7 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
             event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="output_guard",
                          data={**verdict.as_dict(), "reply": outcome.reply}, duration_ms=verdict.duration_ms)
             if not verdict.safe:
-                outcome.reply = OUTPUT_BLOCKED
+                outcome.reply = UNAVAILABLE_REFUSAL if verdict.category == UNAVAILABLE else OUTPUT_BLOCKED
     return outcome
 
 

@@ -23,9 +23,9 @@ zero false positives on owner speech first, then recall, and read from ``weights
 "machete". An output check judges the reply together with its
 question, so "Does ghee cure diabetes?" → "Yes, ghee is in stock" is caught.
 
-When the LLM backend fails, the classifier decides alone at its middle threshold and the
-verdict's layer says ``classifier:llm_unavailable``; when the classifier cannot load, the LLM
-decides alone; when no layer can judge, the check fails closed (unsafe, ``unavailable``).
+Every layer a check needs must answer: when one cannot (a missing package, a model server
+down), the check fails closed (unsafe, category ``guard_unavailable``, layer ``unavailable:<layer>``)
+and the owner hears ``UNAVAILABLE_REFUSAL``, never a silent pass.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from .vocabulary import VocabularyError, safe_terms_mask
 
 __all__ = [
     "REFUSAL",
+    "UNAVAILABLE_REFUSAL",
     "Guard",
     "GuardVerdict",
     "Thresholds",
@@ -62,6 +63,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 REFUSAL = "Sorry, I can't help with that. I can help with your store's stock, sales, orders and everyday questions."
+# A check that could not run refuses with this instead of letting the request through.
+UNAVAILABLE = "guard_unavailable"
+UNAVAILABLE_REFUSAL = "My safety check isn't working right now, so I can't do that. Nothing was changed; please try again soon."
 
 THRESHOLDS_FILE = WEIGHTS_DIR / "guard.json"
 
@@ -109,7 +113,7 @@ class Thresholds:
             only above every safe training reply, and the LLM judges the rest.
         injection: a NanoGuard score at or above this is an injection (in a request).
         data_injection: the same for catalog text and tool results.
-        fallback: the classifier's decision point when the LLM cannot answer.
+        fallback: kept for old thresholds files; a check no longer falls back (it fails closed).
     """
 
     safe_below: float = 0.1
@@ -189,7 +193,7 @@ class Guard:
                 scores = self.injection.score_many(to_score)  # type: ignore[attr-defined]
             except (GuardModelError, ImportError, OSError, RuntimeError, AttributeError) as exc:
                 logger.error("Guard injection layer unavailable for data, refusing: %s", exc)
-                return GuardVerdict(safe=False, category="guard_unavailable", layer="unavailable", score=1.0)
+                return _unavailable("injection:data", exc)
             fresh.update((t, ("injection:data", float(score))) for t, score in zip(to_score, scores, strict=True))
         with self._judge_lock:
             if len(seen) > 20_000:
@@ -230,70 +234,47 @@ class Guard:
         return GuardVerdict(safe=False, category="injection", layer=f"rules:{rule}", score=1.0)
 
     def _decide(self, text: str, reply: str | None) -> GuardVerdict:
+        """Classifier, then NanoGuard, then the judge; a layer that is needed and fails refuses."""
         limits = self.thresholds
         if not text.strip() and not (reply or "").strip():
             return GuardVerdict(safe=True, layer="rules")
-
-        score: float | None
         try:
             score, category = self.classifier.judge(text, reply)
         except (GuardModelError, ImportError, OSError, ValueError) as exc:
-            logger.error("Guard classifier unavailable, asking the LLM alone: %s", exc)
-            score, category = None, "unknown"
-        unsafe_above = (
-            limits.unsafe_above if reply is None else limits.reply_unsafe_above
-        )
-        if score is not None and score >= unsafe_above:
-            return GuardVerdict(
-                safe=False, category=category, layer="classifier", score=score
-            )
+            return _unavailable("classifier", exc)
+        unsafe_above = limits.unsafe_above if reply is None else limits.reply_unsafe_above
+        if score >= unsafe_above:
+            return GuardVerdict(safe=False, category=category, layer="classifier", score=score)
 
-        confidently_safe = score is not None and score <= limits.safe_below
+        confidently_safe = score <= limits.safe_below
         familiar = len(text.split()) <= CLASSIFIER_MAX_WORDS
         if confidently_safe and (familiar or reply is not None):
-            return GuardVerdict(safe=True, layer="classifier", score=score or 0.0)
+            return GuardVerdict(safe=True, layer="classifier", score=score)
 
         # Injection is a property of what the owner typed, not of the reply.
         if reply is None:
             try:
                 injection = self.injection.score(text)
             except (GuardModelError, ImportError, OSError, RuntimeError) as exc:
-                logger.error("Guard injection layer unavailable: %s", exc)
-            else:
-                if injection >= limits.injection:
-                    return GuardVerdict(
-                        safe=False,
-                        category="injection",
-                        layer="injection",
-                        score=injection,
-                    )
+                return _unavailable("injection", exc)
+            if injection >= limits.injection:
+                return GuardVerdict(safe=False, category="injection", layer="injection", score=injection)
         if confidently_safe:
-            return GuardVerdict(safe=True, layer="classifier", score=score or 0.0)
+            return GuardVerdict(safe=True, layer="classifier", score=score)
 
         try:
             judgement = self.judge.judge(text, reply)
         except (InferenceError, GuardModelError, ValueError, OSError) as exc:
-            logger.error("Guard LLM unavailable, the classifier decides alone: %s", exc)
-            if score is None:  # nothing left that can judge: refuse
-                return GuardVerdict(
-                    safe=False,
-                    category="guard_unavailable",
-                    layer="unavailable",
-                    score=1.0,
-                )
-            unsafe = score >= limits.fallback
-            return GuardVerdict(
-                safe=not unsafe,
-                category=category if unsafe else None,
-                layer="classifier:llm_unavailable",
-                score=score,
-            )
-        layer = "llm" if score is not None else "llm:classifier_unavailable"
+            return _unavailable("llm", exc)
         if not judgement.unsafe:
-            return GuardVerdict(safe=True, layer=layer, score=0.0)
-        return GuardVerdict(
-            safe=False, category=judgement.category or category, layer=layer, score=1.0
-        )
+            return GuardVerdict(safe=True, layer="llm", score=0.0)
+        return GuardVerdict(safe=False, category=judgement.category or category, layer="llm", score=1.0)
+
+
+def _unavailable(layer: str, exc: Exception) -> GuardVerdict:
+    """A layer the check needed could not run: refuse (fail closed), and say which."""
+    logger.error("Guard layer %s unavailable, refusing: %s", layer, exc)
+    return GuardVerdict(safe=False, category=UNAVAILABLE, layer=f"unavailable:{layer}", score=1.0)
 
 
 _guard: Guard | None = None

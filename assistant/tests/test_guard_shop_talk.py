@@ -157,7 +157,7 @@ def test_when_nanoguard_cannot_run_long_data_fails_closed():
     guard = _guard(injection=BatchInjection(error=GuardModelError("nanoguard is not installed")))
     note = "a long shelf note that the rules have nothing to say about but that must still be read by someone"
     verdict = guard.check_data([note])
-    assert not verdict.safe and verdict.layer == "unavailable"
+    assert not verdict.safe and verdict.layer == "unavailable:injection:data"
 
 
 def test_every_string_in_a_tool_result_and_every_catalog_field_is_collected():
