@@ -82,6 +82,7 @@ class Command(BaseCommand):
         # Requests only: a reply has its own threshold (below), the training replies being few.
         requests = [n for n, item in enumerate(items) if item.reply is None]
         band = band_choose([items[n] for n in requests], scores[requests], verdicts)
+        dev_scores = np.zeros(0)
         if dev:
             weights = classifier_fit(items, x)
             dev_scores = weights.unsafe_scores(item_features(dev))[0]
@@ -110,9 +111,13 @@ class Command(BaseCommand):
             from assistant.guard.injection import InjectionLayer
 
             layer = InjectionLayer()
-            # The dev set's safe requests only: NanoGuard reads 512 padded tokens per text (slow on a CPU).
-            safe_texts = [i.text for i in dev if not i.unsafe and i.reply is None]
+            # Only the safe requests NanoGuard would read with this band (uncertain, or long and not
+            # blocked): it pads every text to 512 tokens, so scoring all of them is slow on a CPU.
+            safe_texts = _reaching_nanoguard(items, scores, band) + (
+                _reaching_nanoguard(dev, dev_scores, band) if dev else []
+            )
             injection = injection_threshold(layer.score_many(safe_texts))
+            self.stdout.write(f"NanoGuard threshold from {len(safe_texts)} safe requests it would read: {injection}")
         thresholds = Thresholds(
             safe_below=round(band.safe_below, 3),
             unsafe_above=round(band.unsafe_above, 3),
@@ -160,3 +165,17 @@ class Command(BaseCommand):
             f"wrote {CLASSIFIER_WEIGHTS} ({CLASSIFIER_WEIGHTS.stat().st_size // 1024} KiB) and {THRESHOLDS_FILE} "
             f"in {time.perf_counter() - started:.0f} s"
         )
+
+
+def _reaching_nanoguard(items, scores, band) -> list[str]:
+    """Safe requests the guard would hand to NanoGuard: in the band, or long and not blocked."""
+    from assistant.guard import CLASSIFIER_MAX_WORDS
+    from assistant.guard.classifier import DEFAULT_BUSINESS_TYPE
+    from assistant.guard.vocabulary import safe_terms_mask
+
+    return [
+        safe_terms_mask(item.text, item.business_type or DEFAULT_BUSINESS_TYPE)  # as the guard reads it
+        for item, score in zip(items, scores, strict=True)
+        if not item.unsafe and item.reply is None and score < band.unsafe_above
+        and (score > band.safe_below or len(item.text.split()) > CLASSIFIER_MAX_WORDS)
+    ]
