@@ -121,7 +121,10 @@ class Command(BaseCommand):
             f"{len(items)} items from {path.name}; thresholds {Thresholds.load()}"
         )
         started = time.perf_counter()
-        guard.warm_up()
+        if {"combined", "llm"} & set(wanted):
+            guard.warm_up()
+        else:  # the judge's model is not needed: do not load it
+            guard.classifier.warm_up()
         self.stdout.write(
             f"layers loaded and warm in {time.perf_counter() - started:.1f} s"
         )
