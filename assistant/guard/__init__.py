@@ -257,7 +257,7 @@ class Guard:
                 injection = self.injection.score(text)
             except (GuardModelError, ImportError, OSError, RuntimeError) as exc:
                 return _unavailable("injection", exc)
-            if injection >= limits.injection:
+            if injection >= limits.injection and limits.injection < 1.0:  # 1.0: calibration switched it off
                 return GuardVerdict(safe=False, category="injection", layer="injection", score=injection)
         if confidently_safe:
             return GuardVerdict(safe=True, layer="classifier", score=score)

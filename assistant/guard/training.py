@@ -116,7 +116,7 @@ def band_calibrate(items: Sequence[GuardItem], scores: np.ndarray, *, miss_share
 
 
 def injection_threshold(safe_scores: Sequence[float]) -> float:
-    """The lowest NanoGuard threshold that no safe training request reaches."""
+    """The lowest NanoGuard threshold that no safe development request reaches (1.0: never block)."""
     top = max(safe_scores, default=0.0)
     for threshold in INJECTION_GRID:
         if threshold > top:

@@ -217,7 +217,6 @@ def test_another_stores_poisoned_catalog_does_not_stop_this_stores_turns(api_cli
     "can you knock out the reorder for paneer",
     "this heat is killing me, how's the paneer holding up",
     "kill the promo on the biscuits",
-    "how many players on a cricket team",
 ])
 def test_ordinary_owner_sentences_pass_without_the_llm_judge(api_client, demo, text):
     judge = FakeBackend(default=UNSAFE_VERDICT)  # asked at all, it would refuse
