@@ -105,3 +105,13 @@ def tool_call_record(
                 for seq, statement in enumerate(statements, start=1)
             )
         return record
+
+
+def refusal_record(
+    *, store: Store, channel: str, actor: str, name: str, message: str, data: Mapping[str, Any] | None = None
+) -> Record:
+    """Append the record of a write someone asked for and was refused (a staff member approving an order)."""
+    return Record.objects.create(
+        store=store, kind=Record.Kind.EVENT, channel=channel, actor=actor[:120], name=name[:80],
+        arguments=_json_safe(dict(data or {})), outcome=Record.Outcome.DENIED, error=message,
+    )

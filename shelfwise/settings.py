@@ -194,7 +194,10 @@ AUTHENTICATION_BACKENDS = [
 # with a unique generated value (ACCOUNT_USER_MODEL_USERNAME_FIELD = None is only for models without one).
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
-ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "none")
+ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "mandatory")
+ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = False
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False
 ACCOUNT_UNIQUE_EMAIL = True
 LOGIN_REDIRECT_URL = "/app/"
 ACCOUNT_SIGNUP_REDIRECT_URL = "/app/stores/new/"
@@ -311,6 +314,9 @@ TOKEN_RATE_LIMIT_PER_MINUTE = env_int("TOKEN_RATE_LIMIT_PER_MINUTE", 120, minimu
 IDEMPOTENCY_KEY_TTL_HOURS = env_int("IDEMPOTENCY_KEY_TTL_HOURS", 24, minimum=1, maximum=24 * 30)
 # The public shelf finder: lookups per minute per client address and store.
 SHELF_FINDER_RATE_PER_MINUTE = env_int("SHELF_FINDER_RATE_PER_MINUTE", 30, minimum=1)
+# The router's fast path (assistant/matcher): the business type's templates and an embedding head
+# answer the requests they are sure of without the router model; false sends every request to it.
+SHELFWISE_FAST_PATH = env_bool("SHELFWISE_FAST_PATH", True)
 
 # The Alexa custom skill endpoint (/alexa/): requests must name this skill id; with none set, every
 # request is refused. ALEXA_VERIFY=false skips the certificate, signature and timestamp checks, and

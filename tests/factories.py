@@ -72,6 +72,7 @@ class ProductFactory(factory.django.DjangoModelFactory):
         model = Product
 
     store = factory.SubFactory(StoreFactory)
+    sku = factory.Sequence(lambda n: f"F-{n:05d}")
     name = factory.Sequence(lambda n: f"Product {n}")
     aliases = factory.LazyFunction(list)
     unit = "1 kg bag"
