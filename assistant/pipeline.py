@@ -17,8 +17,9 @@ from contextlib import contextmanager
 from django.db import transaction
 
 from assistant import model_log, phrases, replies
+from assistant.catalogs import catalog_for
 from assistant.conversations import conversation_for
-from assistant.grounding import Catalog, ground
+from assistant.grounding import ground
 from assistant.guard import UNAVAILABLE, UNAVAILABLE_REFUSAL
 from assistant.guard.data import DATA_BLOCKED, DataBlocked, catalog_texts, data_check
 from assistant.guard.store_facts import (
@@ -47,6 +48,7 @@ from ledger.errors import LedgerError
 from ledger.services import draft_decline
 from mcp_gateway.policy import Caller
 from tenants.context import use_store
+from tenants.permissions import may_confirm_orders
 from tenants.models import Store
 
 logger = logging.getLogger(__name__)
@@ -174,10 +176,9 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
             return ModeOutcome(action=None, reply=UNAVAILABLE_REFUSAL if unavailable else refusal,
                                outcome=Outcome.BLOCKED)
 
-    products = selectors.product_list(store=store)
+    catalog = catalog_for(store=store, lexicon=lexicon)
     with clock.stage(Stage.INPUT_GUARD):  # every mode's prompt reads the catalog
-        data_check(catalog_texts(products), source="catalog")
-    catalog = Catalog.from_products(products, lexicon=lexicon)
+        data_check(catalog_texts(selectors.product_list(store=store)), source="catalog")
     draft_fresh = bool(conversation.pending_draft_id) and conversation.draft_offered_turn == conversation.turns
     owner_words = OwnerWords(text=words.text, numbers=words.numbers, draft_just_offered=draft_fresh)
     ctx = TurnContext(
@@ -189,13 +190,16 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
     )
 
     with clock.stage(Stage.CODE_PHRASES):
-        handled = _code_phrases(ctx, draft_fresh)
+        handled = _code_phrases(ctx, draft_fresh, turn=turn, audit_turn=audit_turn)
     if handled is not None:
         outcome = handled
     else:
         with clock.stage(Stage.MODE):
             outcome = _mode(str(turn.mode)).handle(ctx)
     result.tool_calls = [view.as_dict() for view in ctx.tool_calls]
+    if outcome.route:  # who decided the router's action: the fast-path matcher or the model
+        event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="route",
+                     data={**outcome.route, "action": outcome.action})
 
     if outcome.model_written:
         with clock.stage(Stage.OUTPUT_GUARD):
@@ -233,7 +237,7 @@ def _store_facts_check(ctx: TurnContext, outcome: ModeOutcome, audit_turn, resul
     outcome.reply = STORE_FACTS_NEUTRAL
 
 
-def _code_phrases(ctx: TurnContext, draft_fresh: bool) -> ModeOutcome | None:
+def _code_phrases(ctx: TurnContext, draft_fresh: bool, *, turn: TurnInput, audit_turn) -> ModeOutcome | None:
     """The launch phrase, and a yes or no to the draft on offer: no model involved."""
     if phrases.is_launch(ctx.words.text):
         pack = router_pack(ctx.store.business_type.slug)
@@ -247,6 +251,11 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool) -> ModeOutcome | None:
         return None
     draft_id = ctx.state.pending_draft_id
     pending = selectors.draft_pending(store=ctx.store) if draft_id else None
+    if answer == phrases.Reply.UNSURE:
+        if pending is None or pending.pk != draft_id or not draft_fresh:
+            return None  # not an answer to a live offer: the mode reads it
+        # Hedged, conditional or long: nothing is placed; the offer stands for the next answer.
+        return ModeOutcome(action="confirm", reply=phrases.ASK_AGAIN, offered_draft_id=draft_id)
     if pending is None or pending.pk != draft_id:
         if answer == phrases.Reply.YES:
             return ModeOutcome(action="confirm", reply="There's no order waiting for a yes right now.")
@@ -262,6 +271,13 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool) -> ModeOutcome | None:
             action="confirm",
             reply="That draft is waiting in your approvals. Ask me to reorder again, or approve it there.",
         )
+    if not may_confirm_orders(store=ctx.store, actor=turn.actor, channel=turn.channel):
+        # Staff (or a credential without orders:confirm) said yes: refused in a sentence, and audited.
+        event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="confirm_refused",
+                     data={"draft": draft_id, "actor": turn.actor}, outcome=Record.Outcome.DENIED,
+                     error="Only the store's owner can place orders.")
+        return ModeOutcome(action="confirm", outcome=Outcome.REFUSED,
+                           reply="Only the store's owner can place orders. The draft is waiting in approvals for them.")
     confirm_caller = Caller(channel="assistant", actor=ctx.caller.actor.replace("assistant:", "owner-yes:"),
                             scopes=CONFIRM_SCOPES, conversation=ctx.caller.conversation, mode=ctx.caller.mode,
                             turn_id=ctx.caller.turn_id)

@@ -91,6 +91,8 @@ class ModeOutcome:
         offered_draft_id: a draft this turn put on offer (a fresh yes next turn confirms it).
         last_product: the product this turn was about, for "it" next turn.
         guide: the audio guide played, so "another one" plays a different one.
+        route: who decided the action ({"decided_by": "matcher"|"model", "source", "confidence"}),
+            for the router; empty for modes without a fast path.
     """
 
     action: str | None
@@ -102,6 +104,7 @@ class ModeOutcome:
     last_product: str | None = None
     topic: str | None = None
     guide: str | None = None
+    route: dict[str, Any] = field(default_factory=dict)
 
 
 class TurnMode(Protocol):
