@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint install system-deps
+.PHONY: run test lint install system-deps up down up-status up-session up-check
 
 install: $(STAMP)
 
@@ -17,12 +17,16 @@ $(STAMP): $(wildcard requirements*.txt)
 	$(BIN)/python -m pip install -q --no-deps -r requirements-nodeps.txt
 	@touch $(STAMP)
 
+# The web process and one worker beside it (Procfile.dev): SQLite, a folder as the Celery broker, no Redis.
+# The worker holds the models (warmed at start) and runs beat; the web process never loads a model.
 run: export PUBLIC_URL ?= http://$(HOST):$(PORT)
+run: export CELERY_BROKER_URL ?= filesystem://
+run: export SHELFWISE_WARM_UP ?= 1
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput -v 0
 	$(BIN)/python manage.py seed_demo --if-missing
-	SHELFWISE_WARM_UP=1 $(BIN)/python -m uvicorn shelfwise.asgi:application --host $(HOST) --port $(PORT) --lifespan on
+	SW_HOST=$(HOST) SW_PORT=$(PORT) $(BIN)/honcho -f Procfile.dev start
 
 test: $(STAMP) system-deps
 	$(BIN)/python -m pytest
@@ -54,3 +58,16 @@ system-deps:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends espeak-ng chromium chromium-driver >/dev/null \
 		|| echo "apt-get could not install$$missing; the tests that need them will skip"; \
 	fi
+
+# The production topology natively (Procfile: web, turns/jobs/bench workers, beat) against this machine's
+# PostgreSQL, Redis and RabbitMQ; `make up-session` drives a scripted owner session against it.
+up: $(STAMP)
+	scripts/up.sh up
+down:
+	scripts/up.sh down
+up-status:
+	scripts/up.sh status
+up-check: $(STAMP)
+	scripts/up_check.sh
+up-session: $(STAMP)
+	$(BIN)/python scripts/up_session.py --url http://$${UP_HOST:-127.0.0.1}:$${UP_PORT:-8014}

@@ -3,6 +3,7 @@ from django.urls import path
 from assistant import apis
 
 urlpatterns = [
-    path("turns", apis.TurnApi.as_view(), name="api-turns"),
+    path("turns", apis.turn_api, name="api-turns"),
+    path("turns/<str:job>", apis.TurnStatusApi.as_view(), name="api-turn-status"),
     path("audit", apis.AuditApi.as_view(), name="api-audit"),
 ]

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.http import JsonResponse
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
@@ -9,11 +16,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant.pipeline import run_turn
-from assistant.types import Mode, TurnInput
+from assistant.speech.decode import EMPTY
+from assistant.speech.errors import SpeechError, SpeechErrorCode
+from assistant.types import Mode
 from audit.models import Record, Turn
 from tenants.authentication import request_actor
-
+from worker.turns import push_reaches_web, turn_job_get, turn_status, turn_submit
+from worker.watch import turn_wait
 
 AUDIO_MAX_BYTES = 4 * 1024 * 1024
 AUDIO_FORMATS = {"audio/webm": "webm", "video/webm": "webm", "audio/ogg": "ogg", "audio/wav": "wav",
@@ -56,6 +65,8 @@ def _audio_format(upload) -> str:
 def transcribe_upload(*, store, upload):
     """The transcript of an uploaded recording, with the store's product words as Whisper's prompt.
 
+    For offline tools (the speech benchmark); turns hand recordings to the worker instead.
+
     Raises:
         SpeechError: empty, not audio, too long or unsupported (mapped to a 400 with its message).
     """
@@ -85,31 +96,95 @@ TurnOutput = inline_serializer(
         "latency_ms": serializers.FloatField(),
     },
 )
+TurnJobOutput = inline_serializer(
+    "TurnJob",
+    fields={
+        "job": serializers.UUIDField(),
+        "status": serializers.ChoiceField(choices=["queued", "running", "done", "failed"]),
+        "status_url": serializers.CharField(),
+        "result": serializers.DictField(allow_null=True),
+        "error": serializers.DictField(required=False),
+    },
+)
+# A failed turn's code → its HTTP status: a recording that cannot be heard is the caller's to fix.
+SPEECH_CODES = {"empty", "not_audio", "too_long", "unsupported", "no_speech"}
+
+
+def _job_body(request: Request, status: dict) -> dict:
+    return {**status, "status_url": request.build_absolute_uri(reverse("api-turn-status", args=[status["job"]]))}
 
 
 class TurnApi(APIView):
-    """One owner request to the store's assistant."""
+    """One owner request to the store's assistant, run by a worker.
 
-    @extend_schema(request=TurnInputSerializer, responses=TurnOutput)
+    Answers 200 with the turn when it finishes within ``SHELFWISE_TURN_WAIT_S`` seconds; 202 with
+    the job and its ``status_url`` when it does not, or when the caller asks ``?async=1``. An
+    ``Idempotency-Key`` header makes a retried request return the first one's job, never a second turn.
+    """
+
+    @extend_schema(
+        request=TurnInputSerializer,
+        parameters=[OpenApiParameter("async", bool, description="Answer 202 at once with the job's status URL."),
+                    OpenApiParameter("Idempotency-Key", str, location=OpenApiParameter.HEADER, required=False)],
+        responses={200: TurnOutput, 202: TurnJobOutput},
+    )
     def post(self, request: Request) -> Response:
         data = TurnInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        text, transcript = data.validated_data.get("text", ""), None
+        key = (request.headers.get("Idempotency-Key") or "").strip()
+        if len(key) > 128 or not key.isprintable():
+            raise serializers.ValidationError({"Idempotency-Key": "Use at most 128 printable characters."})
+        audio = None
         if data.validated_data.get("audio") is not None:
-            heard = transcribe_upload(store=request.store, upload=data.validated_data["audio"])
-            text, transcript = heard.text, heard.as_event_data()
-        result = run_turn(
-            store=request.store,
-            turn=TurnInput(
-                text=text,
-                transcript=transcript,
-                mode=Mode(data.validated_data["mode"]),
-                conversation=data.validated_data.get("conversation"),
-                channel="api",
-                actor=request_actor(request),
-            ),
+            upload = data.validated_data["audio"]
+            if not upload.size:
+                raise SpeechError(SpeechErrorCode.EMPTY, EMPTY)
+            audio = {"audio_b64": base64.b64encode(upload.read()).decode("ascii"), "audio_format": _audio_format(upload)}
+        notify = async_to_sync(get_channel_layer().new_channel)() if push_reaches_web() else None
+        job = turn_submit(
+            store=request.store, channel="api", mode=data.validated_data["mode"], actor=request_actor(request),
+            text=data.validated_data.get("text", ""), conversation=data.validated_data.get("conversation"),
+            idempotency_key=key, notify=notify, audio=audio,
         )
-        return Response(result.as_dict())
+        response = Response(_job_body(request, turn_status(job)), status=202)
+        response["Location"] = response.data["status_url"]
+        wait = request.query_params.get("async", "").lower() not in ("1", "true")
+        response.turn_wait = (request.store, str(job.pk), notify) if wait else None
+        return response
+
+
+class TurnStatusApi(APIView):
+    """A turn handed to a worker: queued, running, done (with the answer) or failed (with why)."""
+
+    @extend_schema(responses=TurnJobOutput)
+    def get(self, request: Request, job: str) -> Response:
+        found = turn_job_get(store=request.store, job_id=job)
+        if found is None:  # a malformed id, a missing job and another store's job answer the same
+            raise NotFound("No turn with that id.")
+        return Response(_job_body(request, turn_status(found)))
+
+
+_turn_api = TurnApi.as_view()
+
+
+async def turn_api(request):
+    """``POST /api/v1/turns``: hand the turn over (DRF, in a thread), then wait for it without one."""
+    response = await sync_to_async(_turn_api)(request)
+    waiting = getattr(response, "turn_wait", None)
+    if waiting is None:
+        return response
+    store, job_id, notify = waiting
+    status = await turn_wait(store=store, job_id=job_id, notify=notify, timeout=settings.SHELFWISE_TURN_WAIT_S)
+    if status is None:
+        return response  # still running: 202 with the status URL
+    if status["status"] == "done":
+        return JsonResponse(status["result"], status=200)
+    error = status.get("error") or {}
+    code = 400 if error.get("code") in SPEECH_CODES else 503
+    return JsonResponse({"error": error}, status=code)
+
+
+turn_api.csrf_exempt = True  # DRF's session authentication enforces CSRF itself
 
 
 class AuditQuery(serializers.Serializer):

@@ -1,8 +1,10 @@
 """The owner's voice socket: ``/ws/stores/<slug>/voice`` (protocol in ``VoiceConsumer``'s docstring).
 
 The consumer is thin: it checks who is connected, buffers audio, runs the streaming VAD on PCM
-and hands each utterance (or typed text) to ``assistant.tasks.voice_turn_task``; the task's
-events come back through the channel layer and are relayed in order.
+and hands each utterance (or typed text) to a worker as a turn job (``worker.turns.turn_submit``;
+the web process never runs Whisper or a language model); the job's events come back as they
+happen (``worker.watch.turn_events``: pushed through the channel layer, or read from the job) and
+are relayed in order.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from assistant.speech.config import SAMPLE_RATE, speech_settings
 from assistant.speech.decode import EMPTY, MAX_RATE, MIN_RATE, AudioFormat, resample
 from assistant.speech.vad import UtteranceDetector, VadEvent
-from assistant.tasks import TURN_FAILED, failure_events, voice_turn_task
+from assistant.tasks import TURN_FAILED, failure_events
 from assistant.types import Mode
 from tenants.errors import StoreNotFound
+from worker.turns import TurnUnavailable, push_reaches_web, turn_submit
+from worker.watch import turn_events
 
 logger = logging.getLogger(__name__)
 
@@ -57,12 +61,14 @@ def _resolve_store(user: Any, slug: str):
     return store_for_user(user=user, slug=slug)
 
 
-def _enqueue(**kwargs: Any) -> None:
-    # Eager (no broker): the whole turn runs here, in a worker thread; otherwise a worker takes it.
-    voice_turn_task.delay(**kwargs)
+def _submit(store, **job: Any) -> str:
+    """Hand the turn to a worker; returns the job id (eager, with no broker: it has already run)."""
+    audio = {key: job.pop(key) for key in ("audio_b64", "audio_format", "sample_rate") if key in job}
+    submitted = turn_submit(store=store, channel="voice", text=job.pop("text", "") or "", audio=audio or None, **job)
+    return str(submitted.pk)
 
 
-_enqueue_async = DatabaseSyncToAsync(_enqueue, thread_sensitive=False)
+_submit_async = DatabaseSyncToAsync(_submit, thread_sensitive=False)
 
 
 def _conversation(value: Any) -> str | None:
@@ -254,30 +260,32 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         self.turn_task = asyncio.ensure_future(self._turn(job, self.turn_done))
 
     async def _turn(self, job: dict[str, Any], done: asyncio.Event) -> None:
+        from channels.layers import get_channel_layer
+
         try:
-            await asyncio.wait_for(
-                _enqueue_async(store_id=self.store.pk, channel_name=self.channel_name, actor=self.actor, **job),
-                timeout=TURN_TIMEOUT_S,
+            notify = await get_channel_layer().new_channel() if push_reaches_web() else None
+            job_id = await asyncio.wait_for(
+                _submit_async(self.store, notify=notify, actor=self.actor, **job), timeout=TURN_TIMEOUT_S
             )
-            # Eager: the done is already on its way; with a worker, wait for it (bounded).
-            await asyncio.wait_for(done.wait(), timeout=TURN_TIMEOUT_S)
+            async for event in turn_events(store=self.store, job_id=job_id, notify=notify, timeout=TURN_TIMEOUT_S):
+                if event.get("type") == "done":
+                    self.busy = False
+                    done.set()
+                await self._send(event)
         except asyncio.CancelledError:
             raise
+        except TurnUnavailable as exc:
+            await self._finish_failed("assistant_unavailable", exc.message, done)
         except Exception:
             logger.exception("Voice turn did not finish for store %s", self.store.pk)
-            if not done.is_set():
-                done.set()
-                self.busy = False
-                await self._fail("turn_failed", TURN_FAILED)
+        if not done.is_set():  # the bound passed (a worker lost) or it failed: free the socket
+            await self._finish_failed("turn_failed", TURN_FAILED, done)
 
-    async def voice_event(self, message: dict[str, Any]) -> None:
-        """An event of the running turn, from the task through the channel layer."""
-        event = message["event"]
-        if event.get("type") == "done":
+    async def _finish_failed(self, code: str, message: str, done: asyncio.Event) -> None:
+        if not done.is_set():
+            done.set()
             self.busy = False
-            if self.turn_done is not None:
-                self.turn_done.set()
-        await self._send(event)
+            await self._fail(code, message)
 
     # -- sending ---------------------------------------------------------------------------------
 

@@ -430,3 +430,20 @@ def reconciliation_latest(*, store: Store) -> Reconciliation | None:
     """The store's most recent day close, with its lines (by product name), or None."""
     with store_scope(store):
         return _reconciliations(store).order_by("-created_at", "-id").first()
+
+
+def draft_expiry_store_ids(*, now: dt.datetime | None = None) -> list[int]:
+    """Ids of the stores with a pending draft past its expiry: platform maintenance, across stores.
+
+    Runs past row-level security (``tenants.rls.bypass``) and returns ids only; each store's
+    drafts are then expired inside that store's own context.
+    """
+    from tenants.rls import bypass
+
+    with bypass():
+        return sorted(
+            ReorderDraft.objects.filter(status=ReorderDraft.Status.PENDING, expires_at__lte=now or timezone.now())
+            .order_by()
+            .values_list("store_id", flat=True)
+            .distinct()
+        )

@@ -13,6 +13,8 @@ from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
+from shelfwise.errors import RETRY_AFTER_S, is_unavailable
+
 logger = logging.getLogger(__name__)
 
 _DOMAIN_STATUS = {
@@ -26,6 +28,7 @@ _DOMAIN_STATUS = {
     "rate_limited": status.HTTP_429_TOO_MANY_REQUESTS,
     "nothing_to_order": status.HTTP_409_CONFLICT,
     "delivery_failed": status.HTTP_503_SERVICE_UNAVAILABLE,
+    "assistant_unavailable": status.HTTP_503_SERVICE_UNAVAILABLE,
 }
 
 
@@ -67,6 +70,13 @@ def exception_handler(exc, context):
         else:
             body = error_body(exc.default_code if isinstance(exc.default_code, str) else "error", _flatten(exc.detail))
         return Response(body, status=exc.status_code, headers=headers)
+    if is_unavailable(exc):
+        logger.warning("API request failed: the database is unavailable (%s)", exc)
+        return Response(
+            error_body("unavailable", "The service is briefly unavailable. Nothing was changed; please try again in a moment."),
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
     logger.exception("Unhandled API error", exc_info=exc)
     return Response(
         error_body("server_error", "Something went wrong on our side. Nothing was changed; please try again."),

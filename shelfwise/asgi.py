@@ -1,4 +1,8 @@
-"""The ASGI application: HTTP (Django), websockets (Channels) and, as they arrive, MCP."""
+"""The ASGI application: HTTP (Django), websockets (Channels) and, as they arrive, MCP.
+
+The web process never loads a language model or Whisper: turns run on Celery workers
+(``worker.turns``), which warm their models at start (``SHELFWISE_WARM_UP=1``).
+"""
 
 import os
 
@@ -28,9 +32,3 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
-
-if os.environ.get("SHELFWISE_WARM_UP", "").lower() in ("1", "true", "yes", "on"):
-    # `make run` sets this: load the models and fill the prompt cache before the first turn.
-    from assistant.warmup import warm_up_in_background  # noqa: E402
-
-    warm_up_in_background()

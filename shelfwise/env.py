@@ -89,13 +89,24 @@ def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+# SQLite shared by several processes (web, worker, beat under `make run`): write-ahead logging lets
+# readers go on while one writer commits, and BEGIN IMMEDIATE takes the write lock when a
+# transaction starts, so two read-then-write transactions wait their turn (busy timeout) instead of
+# one failing at once with "database is locked" when it tries to upgrade.
+SQLITE_OPTIONS = {
+    "timeout": 20,
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    "transaction_mode": "IMMEDIATE",
+}
+
+
 def env_database(name: str, default_sqlite: Path) -> dict:
     """Parse ``DATABASE_URL`` (sqlite:///path or postgres://...) into Django's DATABASES entry."""
     import dj_database_url
 
     value = _raw(name)
     if not value:
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(default_sqlite), "OPTIONS": {"timeout": 20}}
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(default_sqlite), "OPTIONS": dict(SQLITE_OPTIONS)}
     scheme = urlsplit(value).scheme
     if scheme not in {"sqlite", "postgres", "postgresql", "pgsql"}:
         raise ImproperlyConfigured(f"{name} must be a sqlite:// or postgres:// URL, not one with scheme {scheme!r}.")
@@ -104,7 +115,7 @@ def env_database(name: str, default_sqlite: Path) -> dict:
     except ValueError as exc:
         raise ImproperlyConfigured(f"{name} could not be parsed: {exc}.") from exc
     if config["ENGINE"] == "django.db.backends.sqlite3":
-        config["OPTIONS"] = {"timeout": 20}
+        config["OPTIONS"] = dict(SQLITE_OPTIONS)
         config["CONN_MAX_AGE"] = 0
     return config
 
@@ -142,3 +153,46 @@ def env_email(name: str, default_dir: Path) -> dict:
             "EMAIL_USE_TLS": parts.scheme == "smtp" and query.get("tls", "1") in _TRUE,
         }
     raise ImproperlyConfigured(f"{name} must start with console://, file://, memory://, smtp:// or smtps://, not {value!r}.")
+
+
+BROKER_SCHEMES = {"redis", "rediss", "amqp", "amqps", "pyamqp", "filesystem", "memory"}
+
+
+def env_broker_url(name: str, default: str | None) -> str | None:
+    """A Celery broker URL: redis://, amqp:// (RabbitMQ), or filesystem:// (one machine, no server)."""
+    value = _raw(name)
+    if not value:
+        return default
+    scheme = urlsplit(value).scheme
+    if scheme not in BROKER_SCHEMES:
+        raise ImproperlyConfigured(
+            f"{name} must be a redis://, amqp:// or filesystem:// URL, not one with scheme {scheme!r}."
+        )
+    return value
+
+
+def broker_transport_options(broker_url: str | None, data_dir: Path) -> dict:
+    """Transport options for the broker: folders for filesystem://, bounded waits for Redis."""
+    scheme = urlsplit(broker_url or "").scheme
+    if scheme == "filesystem":
+        folder = data_dir / "broker"
+        for sub in ("queue", "processed", "control"):
+            (folder / sub).mkdir(parents=True, exist_ok=True)
+        # Every process reads and writes the same folder: one machine's web, worker and beat.
+        return {
+            "data_folder_in": str(folder / "queue"),
+            "data_folder_out": str(folder / "queue"),
+            "processed_folder": str(folder / "processed"),
+            "control_folder": str(folder / "control"),
+            "store_processed": False,
+            "polling_interval": 0.1,
+        }
+    if scheme in {"redis", "rediss"}:
+        return {
+            # A task not acknowledged this long after delivery (its worker vanished) is delivered
+            # again. Longer than the longest task (a benchmark run), else it would run twice.
+            "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 7200, minimum=60),
+            "socket_connect_timeout": 2,
+            "socket_timeout": 10,
+        }
+    return {}

@@ -13,7 +13,9 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from shelfwise.env import (
+    broker_transport_options,
     env_bool,
+    env_broker_url,
     env_database,
     env_email,
     env_float,
@@ -66,6 +68,8 @@ INSTALLED_APPS = [
     "tenants",
     "ledger",
     "audit",
+    "django_celery_beat",
+    "django_celery_results",
     "worker",
     "assistant",
     "mcp_gateway",
@@ -117,28 +121,62 @@ DATABASE_APP_ROLE = env_str("DATABASE_APP_ROLE", "shelfwise_app")
 REDIS_URL = env_redis_url("REDIS_URL")
 
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # Redis for the cache, with this process's memory standing in while Redis is down (shelfwise.cache).
+    CACHES = {"default": {"BACKEND": "shelfwise.cache.ResilientRedisCache", "LOCATION": REDIS_URL}}
     # channels_redis waits in a server-side BZPOPMIN of 5 s; redis-py 8 gives reads a 5 s socket
     # timeout by default, so a busy moment on the loop let the client give up first and Channels
     # dropped the consumer. Reads here outlast the blocking pop.
     CHANNEL_LAYERS = {"default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 2}]},
     }}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "shelfwise"}}
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
-# Celery: a broker only when one is configured; otherwise tasks run eagerly in-process.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or REDIS_URL
-CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or REDIS_URL
+# Celery (shelfwise/celery.py). With no broker, tasks run eagerly in the calling process (tests, and
+# the `turn` command without a worker). `make run` uses filesystem:// (a folder in SHELFWISE_DATA_DIR:
+# one machine, no server); deployments use Redis or RabbitMQ (amqp://).
+CELERY_BROKER_URL = env_broker_url("CELERY_BROKER_URL", REDIS_URL)
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
+# Task states and results in the database (django-celery-results): the admin lists every task.
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "django-db")
+CELERY_RESULT_EXTENDED = True
+CELERY_TASK_TRACK_STARTED = True
+# A task is acknowledged when it has finished, and taken back when its worker dies, so a killed
+# worker's task runs again elsewhere; every task is written to be safe to run twice.
 CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
+# Queues: turns (workers that hold the models), jobs (reports, email, expiry, schedules), imports
+# (catalog imports), bench (benchmark and evaluation runs: minutes of model time each).
+CELERY_TASK_DEFAULT_QUEUE = "jobs"
+CELERY_TASK_ROUTES = {
+    "worker.tasks.turn_task": {"queue": "turns"},
+    "dashboard.tasks.*": {"queue": "bench"},
+    "lab.*": {"queue": "bench"},
+    "*import*": {"queue": "imports"},
+}
+# A broker that does not answer makes enqueueing fail within seconds, not hang a request.
+CELERY_BROKER_CONNECTION_TIMEOUT = env_float("CELERY_BROKER_CONNECTION_TIMEOUT", 3.0, minimum=0.1)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(CELERY_BROKER_URL, DATA_DIR)
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Platform tasks; each store's daily reports get their own schedule (worker.schedules).
+CELERY_BEAT_SCHEDULE = {
+    "drafts-expire": {"task": "worker.tasks.drafts_expire_task", "schedule": 60.0},
+    "report-schedules-sync": {"task": "worker.tasks.report_schedules_sync_task", "schedule": 300.0},
+    "turn-jobs-reap": {"task": "worker.tasks.turn_jobs_reap_task", "schedule": 60.0},
+}
+DJANGO_CELERY_RESULTS_TASK_ID_MAX_LENGTH = 191
+# How long POST /api/v1/turns waits for the worker before answering 202 with the job's status URL.
+SHELFWISE_TURN_WAIT_S = env_float("SHELFWISE_TURN_WAIT_S", 25.0, minimum=0.0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -15,6 +15,8 @@ import logging
 import re
 from typing import Any
 
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -22,13 +24,14 @@ from django.views.decorators.http import require_POST
 
 from assistant.alexa import responses
 from assistant.alexa.verify import VerificationFailed, request_verify
-from assistant.pipeline import run_turn
 from assistant.router_prompt import router_pack
-from assistant.types import Mode, TurnInput, TurnResult
+from assistant.types import Mode, TurnResult
 from audit.models import Channel
 from tenants.errors import InvalidToken, MissingScope
 from tenants.models import Store, StoreToken
 from tenants.services import token_authenticate
+from worker.turns import push_reaches_web, turn_submit
+from worker.watch import turn_wait
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +50,11 @@ FALLBACK_TEXT = "Sorry, I didn't catch that. Try starting with: tell me, for exa
 GOODBYE = "Goodbye."
 SORRY = "Sorry, something went wrong on my side. Nothing was changed; please try again."
 CONFIRM_PROMPT = "Should I place that order? Say yes or no."
+STILL_WORKING = "That's taking me longer than usual. Ask me again in a moment."
+# Alexa waits about eight seconds for an answer; the turn's worker gets most of them.
+ALEXA_TURN_WAIT_S = 6.5
+TURN_FIELDS = {"conversation", "turn", "mode", "transcript", "normalized", "guard", "action", "tool_calls", "reply",
+               "media", "pending_draft", "latency_ms"}
 
 YES_NO = {"AMAZON.YesIntent": "yes", "AMAZON.NoIntent": "no"}
 ENDING = {"AMAZON.StopIntent", "AMAZON.CancelIntent", "AMAZON.NavigateHomeIntent"}
@@ -130,16 +138,17 @@ def _linked_token(payload: dict[str, Any]) -> StoreToken | None:
 
 
 def _turn(payload: dict[str, Any], *, store: Store, token: StoreToken, text: str) -> dict[str, Any]:
-    result = run_turn(
-        store=store,
-        turn=TurnInput(
-            text=text,
-            mode=Mode.ROUTER,
-            conversation=conversation_key(_get(payload, "session", "sessionId")),
-            channel=Channel.ALEXA.value,
-            actor=f"token:{token.prefix}",
-        ),
+    """The owner's words as a turn on a worker; Alexa hears its reply, or a "still working" within its deadline."""
+    notify = async_to_sync(get_channel_layer().new_channel)() if push_reaches_web() else None
+    job = turn_submit(
+        store=store, channel=Channel.ALEXA.value, mode=Mode.ROUTER.value, actor=f"token:{token.prefix}", text=text,
+        conversation=conversation_key(_get(payload, "session", "sessionId")), notify=notify,
     )
+    status = async_to_sync(turn_wait)(store=store, job_id=str(job.pk), notify=notify, timeout=ALEXA_TURN_WAIT_S)
+    if status is None or status["status"] != "done":
+        message = (status or {}).get("error", {}).get("message") if status else STILL_WORKING
+        return _say(store, message or SORRY, end_session=False, reprompt=PROMPT)
+    result = TurnResult(**{key: value for key, value in status["result"].items() if key in TURN_FIELDS})
     # A draft offered by this very turn: the next "yes" in this session is the one that places it.
     offered = result.pending_draft is not None and result.action not in ("confirm", "decline") and any(
         call.get("tool") == "place_reorder" and call.get("ok") for call in result.tool_calls

@@ -218,14 +218,14 @@ def draft_decline(*, store: Store, draft_id: int | str, actor: str, now: dt.date
         return draft_get(store=store, draft_id=draft.pk)
 
 
-def drafts_expire(*, now: dt.datetime | None = None) -> int:
-    """Mark every store's pending drafts past their expiry as expired; returns how many."""
+def drafts_expire(*, now: dt.datetime | None = None, store: Store | None = None) -> int:
+    """Mark pending drafts past their expiry as expired, of one store or of every store; returns how many."""
     at = checks.moment(now)
     expired = 0
     # One store at a time: on PostgreSQL row-level security shows each store only its own drafts.
-    for store in Store.objects.order_by("pk"):
-        with use_store(store), transaction.atomic():
+    for each in [store] if store is not None else Store.objects.order_by("pk"):
+        with use_store(each), transaction.atomic():
             expired += ReorderDraft.objects.filter(
-                store=store, status=ReorderDraft.Status.PENDING, expires_at__lte=at
+                store=each, status=ReorderDraft.Status.PENDING, expires_at__lte=at
             ).update(status=ReorderDraft.Status.EXPIRED, decided_at=at, decided_by=EXPIRY_ACTOR)
     return expired

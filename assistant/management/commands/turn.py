@@ -1,14 +1,20 @@
-"""python manage.py turn --store SLUG [--mode router] [--conversation ID] "text": one turn, printed as the API's JSON."""
+"""python manage.py turn --store SLUG [--mode router] [--conversation ID] "text": one turn, printed as the API's JSON.
+
+The turn runs on a worker, like every channel's (``worker.turns``); with no broker configured it
+runs right here, in this process (Celery's eager mode).
+"""
 
 from __future__ import annotations
 
 import json
 
+from asgiref.sync import async_to_sync
 from django.core.management.base import BaseCommand, CommandError
 
-from assistant.pipeline import run_turn
-from assistant.types import Mode, TurnInput
+from assistant.types import Mode
 from tenants.models import Store
+from worker.turns import TurnUnavailable, turn_submit
+from worker.watch import turn_wait
 
 
 class Command(BaseCommand):
@@ -19,6 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--store", required=True, help="The store's slug.")
         parser.add_argument("--mode", default=Mode.ROUTER.value, choices=[mode.value for mode in Mode])
         parser.add_argument("--conversation", default=None, help="Continue this conversation.")
+        parser.add_argument("--wait", type=float, default=300.0, help="Seconds to wait for the worker (default 300).")
 
     def handle(self, *args, **options) -> None:
         text = options["text"].strip()
@@ -27,9 +34,14 @@ class Command(BaseCommand):
         store = Store.objects.select_related("business_type").filter(slug=options["store"]).first()
         if store is None:
             raise CommandError(f"No store with slug {options['store']!r}.")
-        result = run_turn(
-            store=store,
-            turn=TurnInput(text=text, mode=Mode(options["mode"]), conversation=options["conversation"],
-                           channel="system", actor="cli"),
-        )
-        self.stdout.write(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+        try:
+            job = turn_submit(store=store, channel="system", mode=options["mode"], actor="cli", text=text,
+                              conversation=options["conversation"])
+        except TurnUnavailable as exc:
+            raise CommandError(exc.message) from exc
+        status = async_to_sync(turn_wait)(store=store, job_id=str(job.pk), notify=None, timeout=options["wait"])
+        if status is None:
+            raise CommandError(f"No worker finished turn {job.pk} within {options['wait']:g} s; is a turns worker running?")
+        if status["status"] != "done":
+            raise CommandError(status["error"]["message"])
+        self.stdout.write(json.dumps(status["result"], indent=2, ensure_ascii=False))

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# One bounded load measurement on this machine (run it under the heavy lock):
+#   flock /tmp/shelfwise-heavy.lock scripts/load_run.sh
+# Brings the native topology up (`make up`) in its own database with the models behind the paced
+# fake model server, seeds LOAD_STORES stores, drives LOAD_OWNERS owners' REST turns, shoppers, MCP
+# clients and a /healthz probe for LOAD_S seconds (scripts/load.py), then brings it down.
+# REAL_MODELS=1: the bundled model in one turns worker instead (turns per minute per worker).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export UP_DB=${UP_DB:-shelfwise_load} UP_PORT=${UP_PORT:-8017} UP_VHOST=${UP_VHOST:-shelfwise_load} UP_REDIS_DB=${UP_REDIS_DB:-10}
+export WEB_WORKERS=${WEB_WORKERS:-2} TURN_CONCURRENCY=${TURN_CONCURRENCY:-8}
+FAKE_PORT=${FAKE_PORT:-8093}
+mkdir -p var/up
+if [[ -z ${REAL_MODELS:-} ]]; then
+  .venv/bin/python scripts/fake_model_server.py --port "$FAKE_PORT" --latency-ms "${FAKE_LATENCY_MS:-1100}" \
+    --jitter-ms "${FAKE_JITTER_MS:-400}" > var/up/fake_model.log 2>&1 &
+  fake_pid=$!
+  for role in ROUTER GUARD GENERAL; do
+    export "SHELFWISE_${role}_BACKEND=openai" "SHELFWISE_${role}_URL=http://127.0.0.1:$FAKE_PORT/v1" "SHELFWISE_${role}_MODEL=fake"
+  done
+fi
+cleanup() { scripts/up.sh down; [[ -n ${fake_pid:-} ]] && kill "$fake_pid" 2>/dev/null; }
+trap cleanup EXIT
+scripts/up.sh up || exit 1
+( set -a; . var/up/env; set +a; .venv/bin/python scripts/load.py seed --stores "${LOAD_STORES:-200}" --out var/up/load_stores.json ) || exit 1
+.venv/bin/python scripts/load.py run --url "http://127.0.0.1:$UP_PORT" --stores var/up/load_stores.json \
+  --owners "${LOAD_OWNERS:-20}" --shoppers "${LOAD_SHOPPERS:-8}" --mcp "${LOAD_MCP:-4}" --duration "${LOAD_S:-90}" \
+  --out var/up/load_result.json | tee var/up/load_table.md
