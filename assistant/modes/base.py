@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from assistant.guard.data import data_check, result_texts
 from assistant.types import EventKind, Outcome, ToolCallView
 from mcp_gateway.execution import ToolResult, execute_tool
 from mcp_gateway.policy import Caller
@@ -56,6 +57,8 @@ class TurnContext:
             name, arguments, store=self.store, caller=caller or self.caller,
             policy=self.policy if policy is _TURN_POLICY else policy, idempotency_key=idempotency_key,
         )
+        # A model may read the result next: data from the books must not carry instructions.
+        data_check(result_texts(result.data), source=f"tool:{name}")
         view = ToolCallView(
             tool=name,
             arguments=dict(arguments or {}),
