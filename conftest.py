@@ -30,6 +30,13 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.django_db(*marker.args, **kwargs), append=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_sign_up_rate_limits(settings):
+    """allauth limits confirmation emails per address (1 in 3 minutes, in the cache); tests sign up
+    the same addresses many times in one process, so its limits are off here."""
+    settings.ACCOUNT_RATE_LIMITS = False
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _celery_eager():
     """Tasks run in-process in tests, also where a broker is configured (CI's Redis)."""
@@ -41,14 +48,37 @@ def _celery_eager():
     app.conf.task_always_eager, app.conf.task_eager_propagates = saved
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _fast_path_off():
+    """The router's fast path is off unless a test turns it on (``settings.SHELFWISE_FAST_PATH = True``).
+
+    Most tests script the router model's answer at its process boundary; the matcher would answer
+    before the script. The fast path's own tests (``assistant/matcher/tests``) turn it on.
+    """
+    from django.conf import settings
+
+    saved = getattr(settings, "SHELFWISE_FAST_PATH", True)
+    settings.SHELFWISE_FAST_PATH = False
+    yield
+    settings.SHELFWISE_FAST_PATH = saved
+
+
 @pytest.fixture
 def store(db):
     return StoreFactory(slug="corner-shop", name="Corner Shop")
 
 
+def verified(user):
+    """The user's address as allauth records a confirmed one (sign-up verifies it before the store sends email)."""
+    from allauth.account.models import EmailAddress
+
+    EmailAddress.objects.update_or_create(user=user, email=user.email, defaults={"verified": True, "primary": True})
+    return user
+
+
 @pytest.fixture
 def owner(store):
-    user = UserFactory(username="alice", email="alice@example.com")
+    user = verified(UserFactory(username="alice", email="alice@example.com"))
     MembershipFactory(user=user, store=store, role=Membership.Role.OWNER)
     return user
 
@@ -64,22 +94,32 @@ def demo(store):
     return store
 
 
-@pytest.fixture
-def api_client(demo):
-    """A REST client holding a token of the demo store with the ``api`` scope."""
+def _token_client(store, scopes):
     from rest_framework.test import APIClient
 
     from tenants.services import token_create
 
-    _, raw = token_create(store=demo, name="tests", scopes=["api"])
+    _, raw = token_create(store=store, name="tests", scopes=scopes)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
     return client
 
 
 @pytest.fixture
+def api_client(demo):
+    """A REST client holding the demo store owner's own token (``api`` and ``orders:confirm``)."""
+    return _token_client(demo, ["api", "orders:confirm"])
+
+
+@pytest.fixture
+def staff_api_client(demo):
+    """A REST client holding a staff member's token of the demo store (``api`` only: it cannot confirm orders)."""
+    return _token_client(demo, ["api"])
+
+
+@pytest.fixture
 def staff(store):
-    user = UserFactory(username="bob", email="bob@example.com")
+    user = verified(UserFactory(username="bob", email="bob@example.com"))
     MembershipFactory(user=user, store=store, role=Membership.Role.STAFF)
     return user
 
@@ -91,6 +131,15 @@ def other_store(db):
 
 @pytest.fixture
 def other_owner(other_store):
-    user = UserFactory(username="charlie", email="charlie@example.com")
+    user = verified(UserFactory(username="charlie", email="charlie@example.com"))
     MembershipFactory(user=user, store=other_store, role=Membership.Role.OWNER)
     return user
+
+
+@pytest.fixture(autouse=True)
+def _roomy_api_throttles(monkeypatch):
+    """Throttle counters outlive a test in the cache (and SQLite reuses user ids): other tests get
+    roomy budgets; shelfwise/tests/test_throttling.py sets tight ones and checks them."""
+    from shelfwise.throttling import CallerRateThrottle
+
+    monkeypatch.setattr(CallerRateThrottle, "THROTTLE_RATES", {"turns": "10000/min", "writes": "10000/min"})

@@ -229,8 +229,10 @@ def email_report(ctx: TurnContext, decision: Decision) -> ModeOutcome:
 
 
 def general(ctx: TurnContext, decision: Decision) -> ModeOutcome:
-    from assistant.general import general_answer
+    from assistant.general import SMALL_TALK, general_answer, small_talk_reply
 
+    if decision.topic in SMALL_TALK:  # only the fast path sets it: a greeting, thanks or a reaction
+        return ModeOutcome(action="general", reply=small_talk_reply(decision.topic, ctx.words.text))
     return ModeOutcome(action="general", reply=general_answer(ctx), model_written=True)
 
 

@@ -27,6 +27,7 @@ from assistant.types import Mode
 from tenants.errors import StoreNotFound
 from worker.turns import TurnUnavailable, push_reaches_web, turn_submit
 from worker.watch import turn_events
+from tenants.members import member_group
 
 logger = logging.getLogger(__name__)
 
@@ -122,9 +123,18 @@ class VoiceConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_FORBIDDEN)
             return
         self.actor = f"user:{user.pk}"
+        # Removing this member from the store closes this socket at once (tenants.members.member_remove).
+        self.member_group = member_group(user_id=user.pk, store_id=self.store.pk)
+        await self.channel_layer.group_add(self.member_group, self.channel_name)
         await self._send({"type": "ready", "store": self.store.slug})
 
+    async def access_revoked(self, event: dict[str, Any]) -> None:
+        self.store = None
+        await self.close(code=CLOSE_FORBIDDEN)
+
     async def disconnect(self, code: int) -> None:
+        if getattr(self, "member_group", None):
+            await self.channel_layer.group_discard(self.member_group, self.channel_name)
         self.listening = False
         if self.turn_task is not None and not self.turn_task.done():
             self.turn_task.cancel()  # stops the wait; a turn already running finishes and is audited

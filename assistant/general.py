@@ -7,7 +7,10 @@ about the store only ever come from tool results, which this call does not have.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
+
+from django.utils.translation import gettext as _
 
 from assistant.inference.base import InferenceError, ModelRequest, Role
 from assistant.model_log import ask
@@ -23,6 +26,8 @@ SYSTEM = (
     "stock; suggest asking about a product instead. Never give medical advice or say a food cures or treats "
     "a disease; say that a doctor is the right person to ask."
 )
+SMALL_TALK = frozenset({"greeting", "thanks", "reaction"})
+_PART_OF_DAY = re.compile(r"\b(morning|afternoon|evening)\b")
 FALLBACK = "Sorry, I can't answer that right now. I can help with your store's stock, sales and orders."
 
 
@@ -41,3 +46,15 @@ def general_answer(ctx: TurnContext) -> str:
         return FALLBACK
     text = " ".join(response.text.split())
     return text or FALLBACK
+
+
+def small_talk_reply(kind: str, text: str) -> str:
+    """A short reply to a greeting, thanks or a reaction, written by code (the fast path's small talk)."""
+    if kind == "thanks":
+        return _("You're welcome! Anything else I can look up?")
+    if kind == "reaction":
+        return _("Glad to help. What else can I do for you?")
+    part = _PART_OF_DAY.search(text.lower())
+    greetings = {"morning": _("Good morning!"), "afternoon": _("Good afternoon!"), "evening": _("Good evening!")}
+    hello = greetings[part.group(1)] if part else _("Hello!")
+    return hello + " " + _("What can I help you with?")

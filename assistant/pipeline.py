@@ -17,8 +17,16 @@ from contextlib import contextmanager
 from django.db import transaction
 
 from assistant import model_log, phrases, replies
+from assistant.catalogs import catalog_for
 from assistant.conversations import conversation_for
-from assistant.grounding import Catalog, ground
+from assistant.grounding import ground
+from assistant.guard import UNAVAILABLE, UNAVAILABLE_REFUSAL
+from assistant.guard.data import DATA_BLOCKED, DataBlocked, catalog_texts, data_check
+from assistant.guard.store_facts import (
+    STORE_FACTS_NEUTRAL,
+    reply_supported,
+    store_fact_claims,
+)
 from assistant.lexicon import lexicon_for
 from assistant.modes.base import ModeOutcome, TurnContext, TurnMode
 from assistant.normalize import normalize
@@ -40,6 +48,7 @@ from ledger.errors import LedgerError
 from ledger.services import draft_decline
 from mcp_gateway.policy import Caller
 from tenants.context import use_store
+from tenants.permissions import may_confirm_orders
 from tenants.models import Store
 
 logger = logging.getLogger(__name__)
@@ -121,6 +130,8 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
                 conversation = conversation_for(store=store, key=conversation.key, mode=mode_name)
                 outcome = _run(store, turn, text, conversation, audit_turn, clock, result, REFUSAL, get_guard)
                 _remember(conversation, index, outcome)
+        except DataBlocked as exc:  # fail closed: the ledger rolled back, the owner told what to check
+            outcome = _data_blocked(clock, audit_turn, result, exc)
         except Exception as exc:  # any stage: an error event and a short reply; the ledger rolled back
             logger.exception("Turn %s/%s failed", conversation.key, index)
             clock.emit(EventKind.ERROR, {"message": TURN_FAILED})
@@ -155,15 +166,19 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
         clock.emit(EventKind.TRANSCRIPT, {"text": text, "normalized": words.text, **(turn.transcript or {})})
 
     with clock.stage(Stage.INPUT_GUARD):
-        verdict = get_guard().check_input(words.text)
+        verdict = get_guard().check_input(words.text, business_type=store.business_type.slug)
         result.guard["input"] = verdict.as_dict()
         clock.emit(EventKind.GUARD, {"stage": "input", **verdict.as_dict()})
         event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="input_guard", data=verdict.as_dict(),
                      duration_ms=verdict.duration_ms)
         if not verdict.safe:
-            return ModeOutcome(action=None, reply=refusal, outcome=Outcome.BLOCKED)
+            unavailable = verdict.category == UNAVAILABLE
+            return ModeOutcome(action=None, reply=UNAVAILABLE_REFUSAL if unavailable else refusal,
+                               outcome=Outcome.BLOCKED)
 
-    catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
+    catalog = catalog_for(store=store, lexicon=lexicon)
+    with clock.stage(Stage.INPUT_GUARD):  # every mode's prompt reads the catalog
+        data_check(catalog_texts(selectors.product_list(store=store)), source="catalog")
     draft_fresh = bool(conversation.pending_draft_id) and conversation.draft_offered_turn == conversation.turns
     owner_words = OwnerWords(text=words.text, numbers=words.numbers, draft_just_offered=draft_fresh)
     ctx = TurnContext(
@@ -175,27 +190,54 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
     )
 
     with clock.stage(Stage.CODE_PHRASES):
-        handled = _code_phrases(ctx, draft_fresh)
+        handled = _code_phrases(ctx, draft_fresh, turn=turn, audit_turn=audit_turn)
     if handled is not None:
         outcome = handled
     else:
         with clock.stage(Stage.MODE):
             outcome = _mode(str(turn.mode)).handle(ctx)
     result.tool_calls = [view.as_dict() for view in ctx.tool_calls]
+    if outcome.route:  # who decided the router's action: the fast-path matcher or the model
+        event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="route",
+                     data={**outcome.route, "action": outcome.action})
 
     if outcome.model_written:
         with clock.stage(Stage.OUTPUT_GUARD):
-            verdict = get_guard().check_output(words.text, outcome.reply)
+            _store_facts_check(ctx, outcome, audit_turn, result)
+            verdict = get_guard().check_output(words.text, outcome.reply, business_type=ctx.store.business_type.slug)
             result.guard["output"] = verdict.as_dict()
             clock.emit(EventKind.GUARD, {"stage": "output", **verdict.as_dict()})
             event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="output_guard",
                          data={**verdict.as_dict(), "reply": outcome.reply}, duration_ms=verdict.duration_ms)
             if not verdict.safe:
-                outcome.reply = OUTPUT_BLOCKED
+                outcome.reply = UNAVAILABLE_REFUSAL if verdict.category == UNAVAILABLE else OUTPUT_BLOCKED
     return outcome
 
 
-def _code_phrases(ctx: TurnContext, draft_fresh: bool) -> ModeOutcome | None:
+def _data_blocked(clock: _Turn, audit_turn, result: TurnResult, exc: DataBlocked) -> ModeOutcome:
+    data = {"stage": exc.source, **exc.verdict.as_dict()}
+    result.tool_calls = []
+    result.guard["data"] = data
+    clock.emit(EventKind.GUARD, data)
+    event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="data_guard", data=data,
+                 outcome=Record.Outcome.REFUSED, duration_ms=exc.verdict.duration_ms)
+    return ModeOutcome(action=None, reply=DATA_BLOCKED, outcome=Outcome.BLOCKED)
+
+
+def _store_facts_check(ctx: TurnContext, outcome: ModeOutcome, audit_turn, result: TurnResult) -> None:
+    """A model-written reply states store facts only after a ledger tool answered this turn."""
+    answered = [view.tool for view in ctx.tool_calls if view.ok]
+    if reply_supported(outcome.reply, answered):
+        return
+    claims = store_fact_claims(outcome.reply)
+    data = {"verdict": "replaced", "claims": claims, "reply": outcome.reply}
+    result.guard["store_facts"] = {"verdict": "replaced", "claims": claims}
+    ctx.emit(EventKind.GUARD, {"stage": "store_facts", "verdict": "replaced", "claims": claims})
+    event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="store_facts", data=data)
+    outcome.reply = STORE_FACTS_NEUTRAL
+
+
+def _code_phrases(ctx: TurnContext, draft_fresh: bool, *, turn: TurnInput, audit_turn) -> ModeOutcome | None:
     """The launch phrase, and a yes or no to the draft on offer: no model involved."""
     if phrases.is_launch(ctx.words.text):
         pack = router_pack(ctx.store.business_type.slug)
@@ -209,6 +251,11 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool) -> ModeOutcome | None:
         return None
     draft_id = ctx.state.pending_draft_id
     pending = selectors.draft_pending(store=ctx.store) if draft_id else None
+    if answer == phrases.Reply.UNSURE:
+        if pending is None or pending.pk != draft_id or not draft_fresh:
+            return None  # not an answer to a live offer: the mode reads it
+        # Hedged, conditional or long: nothing is placed; the offer stands for the next answer.
+        return ModeOutcome(action="confirm", reply=phrases.ASK_AGAIN, offered_draft_id=draft_id)
     if pending is None or pending.pk != draft_id:
         if answer == phrases.Reply.YES:
             return ModeOutcome(action="confirm", reply="There's no order waiting for a yes right now.")
@@ -224,6 +271,13 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool) -> ModeOutcome | None:
             action="confirm",
             reply="That draft is waiting in your approvals. Ask me to reorder again, or approve it there.",
         )
+    if not may_confirm_orders(store=ctx.store, actor=turn.actor, channel=turn.channel):
+        # Staff (or a credential without orders:confirm) said yes: refused in a sentence, and audited.
+        event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="confirm_refused",
+                     data={"draft": draft_id, "actor": turn.actor}, outcome=Record.Outcome.DENIED,
+                     error="Only the store's owner can place orders.")
+        return ModeOutcome(action="confirm", outcome=Outcome.REFUSED,
+                           reply="Only the store's owner can place orders. The draft is waiting in approvals for them.")
     confirm_caller = Caller(channel="assistant", actor=ctx.caller.actor.replace("assistant:", "owner-yes:"),
                             scopes=CONFIRM_SCOPES, conversation=ctx.caller.conversation, mode=ctx.caller.mode,
                             turn_id=ctx.caller.turn_id)

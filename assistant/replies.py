@@ -130,8 +130,9 @@ def draft_offer(draft: Mapping[str, Any]) -> str:
     currency = draft.get("currency", "USD")
     lines = [f"{line['qty']} {line['item']}" for line in draft["lines"]]
     total = money(draft["estimatedTotal"], currency)
+    supplier = f" from {draft['supplier']}" if draft.get("supplier") else ""
     return (
-        f"I've drafted an order for {join(lines)}, about {total} from {draft['supplier']}. "
+        f"I've drafted an order for {join(lines)}, about {total}{supplier}. "
         "Shall I place it? Say yes to order, or no to drop it."
     )
 
@@ -139,7 +140,8 @@ def draft_offer(draft: Mapping[str, Any]) -> str:
 def order_placed(order: Mapping[str, Any]) -> str:
     currency = order.get("currency", "USD")
     lines = [f"{line['qty']} {line['item']}" for line in order["lines"]]
-    return f"Done: the order for {join(lines)} is placed with {order['supplier']}, {money(order['total'], currency)}."
+    supplier = f" with {order['supplier']}" if order.get("supplier") else ""
+    return f"Done: the order for {join(lines)} is placed{supplier}, {money(order['total'], currency)}."
 
 
 def count_updated(result: Mapping[str, Any]) -> str:

@@ -29,7 +29,8 @@ def warm_up(*, limit: int = 5) -> None:
         get_guard().check_input("where is the rice")
         for store in Store.objects.select_related("business_type").order_by("-id")[:limit]:
             with use_store(store):
-                route_utterance(store=store, text="where is the rice")
+                route_utterance(store=store, text="where is the rice")  # the model's prompt cache
+                route_utterance(store=store, text="where is the rice", fast=True)  # the fast path's templates and head
         logger.info("Models warm after %.1f s", time.perf_counter() - started)
     except Exception:  # warming is an optimisation: a failure here must not stop the server
         logger.exception("Model warm-up failed; the first turn will load the models instead")

@@ -18,6 +18,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from audit.models import Record, SqlStatement
+from tenants.context import store_context
 from tenants.models import Store, StoreToken
 
 
@@ -79,7 +80,7 @@ def tool_call_record(
     data: Mapping[str, Any] | None = None,
 ) -> Record:
     """Append one tool-call record with its SQL statements, in the order they ran (one commit)."""
-    with transaction.atomic():
+    with store_context(store), transaction.atomic():
         record = Record.objects.create(
             store=store,
             turn_id=turn_id,
@@ -104,3 +105,13 @@ def tool_call_record(
                 for seq, statement in enumerate(statements, start=1)
             )
         return record
+
+
+def refusal_record(
+    *, store: Store, channel: str, actor: str, name: str, message: str, data: Mapping[str, Any] | None = None
+) -> Record:
+    """Append the record of a write someone asked for and was refused (a staff member approving an order)."""
+    return Record.objects.create(
+        store=store, kind=Record.Kind.EVENT, channel=channel, actor=actor[:120], name=name[:80],
+        arguments=_json_safe(dict(data or {})), outcome=Record.Outcome.DENIED, error=message,
+    )

@@ -126,6 +126,14 @@ class ModeTraffic:
     errors: int = 0
     refused_writes: int = 0
     escalations: int = 0
+    matched: int = 0  # router decisions the fast-path matcher made
+    model_routed: int = 0  # router decisions the router model made
+
+    @property
+    def matched_share(self) -> int | None:
+        """Percent of the router's decisions that the matcher made (None when there were none)."""
+        decided = self.matched + self.model_routed
+        return round(100 * self.matched / decided) if decided else None
 
 
 @dataclass
@@ -178,9 +186,13 @@ def traffic(*, days: int = 7, now: datetime | None = None) -> Traffic:
         refused=Count("id", filter=Q(kind=Record.Kind.TOOL_CALL, outcome=Record.Outcome.REFUSED)),
         # Escalation (seed 002): the question went to the general model (router action or ask_general).
         escalations=Count("id", filter=Q(kind=Record.Kind.MODEL_CALL, name="general")),
+        # Who decided the router's action (the turn's "route" event): the fast-path matcher or the model.
+        matched=Count("id", filter=Q(kind=Record.Kind.EVENT, name="route", result__decided_by="matcher")),
+        model_routed=Count("id", filter=Q(kind=Record.Kind.EVENT, name="route", result__decided_by="model")),
     ).order_by():
         entry = by_mode.setdefault(row["mode"], ModeTraffic(mode=row["mode"]))
         entry.refused_writes, entry.escalations = row["refused"], row["escalations"]
+        entry.matched, entry.model_routed = row["matched"], row["model_routed"]
 
     # Percentiles over the most recent turns (one query, bounded).
     latencies: dict[str, list[float]] = defaultdict(list)

@@ -1,12 +1,17 @@
 from django.urls import path
 
-from ledger import apis
+from ledger.apis import reads, sales
 
 urlpatterns = [
-    path("products", apis.ProductListApi.as_view(), name="api-products"),
-    path("products/<int:product_id>", apis.ProductDetailApi.as_view(), name="api-product"),
-    path("sales/today", apis.SalesTodayApi.as_view(), name="api-sales-today"),
-    path("drafts", apis.DraftListApi.as_view(), name="api-drafts"),
-    path("drafts/<int:draft_id>", apis.DraftDetailApi.as_view(), name="api-draft"),
-    path("orders", apis.OrderListApi.as_view(), name="api-orders"),
+    path("products", reads.ProductListApi.as_view(), name="api-products"),
+    path("products/<int:product_id>", reads.ProductDetailApi.as_view(), name="api-product"),
+    path("sales/today", reads.SalesTodayApi.as_view(), name="api-sales-today"),
+    path("receipts", sales.ReceiptListApi.as_view(), name="api-receipts"),
+    path("receipts/<int:receipt_id>", sales.ReceiptDetailApi.as_view(), name="api-receipt"),
+    path("receipts/<int:receipt_id>/refund", sales.ReceiptRefundApi.as_view(), name="api-receipt-refund"),
+    path("receipts/<int:receipt_id>/void", sales.ReceiptVoidApi.as_view(), name="api-receipt-void"),
+    path("drafts", reads.DraftListApi.as_view(), name="api-drafts"),
+    path("drafts/<int:draft_id>", reads.DraftDetailApi.as_view(), name="api-draft"),
+    path("orders", reads.OrderListApi.as_view(), name="api-orders"),
+    path("orders/<int:order_id>/receive", sales.OrderReceiveApi.as_view(), name="api-order-receive"),
 ]

@@ -58,6 +58,16 @@ class DemoProduct:
     cost: str
     shelf_note: str = ""
 
+    @property
+    def sku(self) -> str:
+        """The product's stable SKU: LI- and its place in the catalog (LI-001 is Basmati rice)."""
+        return f"LI-{CATALOG.index(self) + 1:03d}"
+
+    @property
+    def barcode(self) -> str:
+        """An EAN-13 in the in-store range (prefix 200), with its check digit."""
+        return ean13(f"200000000{CATALOG.index(self) + 1:03d}")
+
 
 CATALOG: tuple[DemoProduct, ...] = (
     DemoProduct("Basmati rice", ("chawal",), "10 lb bag", "Rice & grains", "Aisle 2, bottom shelf, left", 30, 40, 10, "24.99", "16.00", "white and gold bags"),
@@ -99,6 +109,14 @@ CATALOG: tuple[DemoProduct, ...] = (
     DemoProduct("Rose syrup", (), "750 ml bottle", "Beverages", "Aisle 4, drinks shelf", 8, 12, 3, "6.49", "3.60"),
     DemoProduct("Coconut milk", (), "400 ml can", "Canned", "Aisle 4, canned shelf", 18, 24, 6, "2.49", "1.20"),
 )
+
+
+
+def ean13(first12: str) -> str:
+    """The 13-digit EAN for 12 digits: the check digit weights them 1, 3, 1, 3... from the left."""
+    total = sum(int(d) * (3 if i % 2 else 1) for i, d in enumerate(first12))
+    return first12 + str((10 - total % 10) % 10)
+
 
 # How often a category turns up in a basket (staples and snacks most).
 _POPULARITY = {
@@ -166,8 +184,10 @@ def install_demo_catalog(
         products = [
             product_create(
                 store=store,
+                sku=item.sku,
+                barcode=item.barcode,
                 name=item.name,
-                aliases=item.aliases,
+                aliases=list(item.aliases),
                 unit=item.unit,
                 category=item.category,
                 location=item.location,

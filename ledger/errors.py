@@ -104,3 +104,30 @@ class DeliveryFailed(LedgerError):
     """The email server did not accept the report."""
 
     code = "delivery_failed"
+
+
+class EditConflict(LedgerError):
+    """A row changed since the caller read it (a product edit, an import preview, a delivery)."""
+
+    code = "edit_conflict"
+
+
+class InvalidLine(InvalidInput):
+    """One line of a receipt, refund or delivery cannot be used; ``line`` counts from 1."""
+
+    code = "invalid_line"
+
+    def __init__(self, *, line: int, field: str, reason: str) -> None:
+        super().__init__(
+            _("Line %(line)s, %(field)s: %(reason)s") % {"line": line, "field": field, "reason": reason},
+            line=line,
+            field=field,
+            reason=reason,
+        )
+        self.line, self.field, self.reason = line, field, reason
+
+
+class IdempotencyConflict(LedgerError):
+    """An idempotency key or external id already recorded a different request."""
+
+    code = "idempotency_conflict"

@@ -20,11 +20,19 @@ class StoreScoped(models.Model):
 
 
 class Product(StoreScoped):
+    sku = models.CharField(max_length=64, help_text="The store's own code for the product (unique in the store).")
+    barcode = models.CharField(max_length=32, blank=True, help_text="EAN/UPC or the store's own; unique in the store.")
     name = models.CharField(max_length=120)
     aliases = models.JSONField(default=list, blank=True, help_text="Other names, local names, spoken variants.")
     unit = models.CharField(max_length=40, help_text="The unit sold, e.g. '10 lb bag'.")
+    pack_size = models.PositiveIntegerField(default=1, help_text="Units in one case from the supplier.")
     category = models.CharField(max_length=60)
-    location = models.CharField(max_length=120, help_text="Aisle, shelf and position.")
+    aisle = models.CharField(max_length=40, blank=True)
+    shelf = models.CharField(max_length=40, blank=True)
+    position = models.CharField(max_length=40, blank=True)
+    location = models.CharField(
+        max_length=124, blank=True, help_text="Aisle, shelf and position as one phrase (derived from those three)."
+    )
     shelf_note = models.CharField(max_length=120, blank=True, help_text="What to look for on the shelf.")
     photo = models.ImageField(upload_to="shelves/", blank=True)
     stock = models.IntegerField(validators=[MinValueValidator(0)])
@@ -32,8 +40,12 @@ class Product(StoreScoped):
     reorder_point = models.PositiveIntegerField()
     price = models.DecimalField(**MONEY)
     unit_cost = models.DecimalField(**MONEY)
-    supplier = models.CharField(max_length=80, default="Amazon Business")
-    active = models.BooleanField(default=True)
+    supplier = models.CharField(max_length=80, blank=True, default="")
+    active = models.BooleanField(default=True, help_text="Archived products (inactive) keep their history.")
+    needs_recount = models.BooleanField(
+        default=False, help_text="A sale exceeded the books' count: stock stopped at zero until someone counts."
+    )
+    version = models.PositiveIntegerField(default=1, help_text="Raised by every edit, so concurrent edits conflict.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -41,6 +53,10 @@ class Product(StoreScoped):
         ordering = ["name"]
         constraints = [
             models.UniqueConstraint(fields=["store", "name"], name="product_unique_store_name"),
+            models.UniqueConstraint(fields=["store", "sku"], name="product_unique_store_sku"),
+            models.UniqueConstraint(
+                fields=["store", "barcode"], condition=~models.Q(barcode=""), name="product_unique_store_barcode"
+            ),
             models.CheckConstraint(condition=models.Q(stock__gte=0), name="product_stock_not_negative"),
         ]
         indexes = [models.Index(fields=["store", "category"], name="product_store_category")]
@@ -66,6 +82,8 @@ class StockEntry(StoreScoped):
         COUNT = "count", "Count correction"
         DELIVERY = "delivery", "Delivery received"
         ADJUSTMENT = "adjustment", "Adjustment"
+        REFUND = "refund", "Refund"
+        VOID = "void", "Voided sale"
 
     product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="journal")
     reason = models.CharField(max_length=12, choices=Reason.choices)
@@ -85,7 +103,19 @@ class StockEntry(StoreScoped):
 
 
 class Receipt(StoreScoped):
+    """A sale, or a refund or void of one (their lines and total are negative and restore stock)."""
+
+    class Kind(models.TextChoices):
+        SALE = "sale", "Sale"
+        REFUND = "refund", "Refund"
+        VOID = "void", "Void"
+
     number = models.PositiveIntegerField()
+    kind = models.CharField(max_length=6, choices=Kind.choices, default=Kind.SALE)
+    refund_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.RESTRICT, related_name="refunds",
+        help_text="The sale a refund or void gives back.",
+    )
     sold_at = models.DateTimeField()
     total = models.DecimalField(**MONEY)
     actor = models.CharField(max_length=120)
@@ -94,22 +124,40 @@ class Receipt(StoreScoped):
         help_text="Imported history: recorded for reports, but it did not move stock and is not part of a day's "
         "reconciliation.",
     )
+    external_id = models.CharField(max_length=100, blank=True, help_text="The till's own receipt id, if it sent one.")
+    idempotency_key = models.CharField(max_length=128, blank=True)
+    fingerprint = models.CharField(max_length=64, blank=True, help_text="Hash of the request that recorded it.")
 
     class Meta:
         ordering = ["sold_at", "id"]
-        constraints = [models.UniqueConstraint(fields=["store", "number"], name="receipt_unique_store_number")]
+        constraints = [
+            models.UniqueConstraint(fields=["store", "number"], name="receipt_unique_store_number"),
+            models.UniqueConstraint(
+                fields=["store", "external_id"], condition=~models.Q(external_id=""), name="receipt_unique_external_id"
+            ),
+            models.UniqueConstraint(
+                fields=["store", "idempotency_key"], condition=~models.Q(idempotency_key=""),
+                name="receipt_unique_idempotency_key",
+            ),
+        ]
         indexes = [models.Index(fields=["store", "sold_at"], name="receipt_store_sold_at")]
 
 
 class ReceiptLine(StoreScoped):
+    """A product on a receipt: positive on a sale, negative on a refund or void."""
+
     receipt = models.ForeignKey(Receipt, on_delete=models.CASCADE, related_name="lines")
     product = models.ForeignKey(Product, on_delete=models.RESTRICT, related_name="receipt_lines")
-    qty = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    qty = models.IntegerField()
     unit_price = models.DecimalField(**MONEY)
     line_total = models.DecimalField(**MONEY)
+    oversold = models.PositiveIntegerField(
+        default=0, help_text="Units sold beyond what the books held (stock stopped at zero)."
+    )
 
     class Meta:
         ordering = ["id"]
+        constraints = [models.CheckConstraint(condition=~models.Q(qty=0), name="receiptline_qty_not_zero")]
 
 
 class Reconciliation(StoreScoped):
@@ -119,7 +167,7 @@ class Reconciliation(StoreScoped):
     created_at = models.DateTimeField()
     actor = models.CharField(max_length=120)
     receipts = models.PositiveIntegerField()
-    units_sold = models.PositiveIntegerField()
+    units_sold = models.IntegerField(help_text="Net of refunds.")
     revenue = models.DecimalField(**MONEY)
 
     class Meta:
@@ -131,7 +179,7 @@ class ReconciliationLine(StoreScoped):
     reconciliation = models.ForeignKey(Reconciliation, on_delete=models.CASCADE, related_name="lines")
     product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="+")
     opening_stock = models.IntegerField()
-    units_sold = models.PositiveIntegerField()
+    units_sold = models.IntegerField(help_text="Net of refunds.")
     stock = models.IntegerField()
     reorder_point = models.PositiveIntegerField()
     par_level = models.PositiveIntegerField()
@@ -188,6 +236,7 @@ class DraftLine(StoreScoped):
 class Order(StoreScoped):
     class Status(models.TextChoices):
         PLACED = "placed", "Placed"
+        PARTIAL = "partial", "Partly received"
         RECEIVED = "received", "Received"
         CANCELLED = "cancelled", "Cancelled"
 
@@ -206,8 +255,13 @@ class OrderLine(StoreScoped):
     order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="lines")
     product = models.ForeignKey(Product, on_delete=models.RESTRICT, related_name="+")
     qty = models.PositiveIntegerField()
+    received_qty = models.PositiveIntegerField(default=0, help_text="Units that have arrived so far.")
     unit_cost = models.DecimalField(**MONEY)
     cost = models.DecimalField(**MONEY)
+
+    @property
+    def open_qty(self) -> int:
+        return max(self.qty - self.received_qty, 0)
 
     class Meta:
         ordering = ["id"]
@@ -228,3 +282,47 @@ class ReportDelivery(StoreScoped):
 
     class Meta:
         ordering = ["-sent_at", "-id"]
+
+
+class CatalogImport(StoreScoped):
+    """An uploaded catalog or opening-stock CSV: previewed row by row, then applied in one transaction.
+
+    uploaded -> previewing -> previewed -> applying -> applied, or failed at either step. The
+    preview's ``plan`` says per row what would be created, changed, left unchanged or rejected
+    (with the column and reason), and the product versions and counts it saw, so that applying
+    over a catalog that changed since is a conflict rather than a silent overwrite.
+    """
+
+    class Kind(models.TextChoices):
+        CATALOG = "catalog", "Catalog"
+        STOCK = "stock", "Opening stock count"
+
+    class Status(models.TextChoices):
+        UPLOADED = "uploaded", "Uploaded"
+        PREVIEWING = "previewing", "Previewing"
+        PREVIEWED = "previewed", "Ready to apply"
+        APPLYING = "applying", "Applying"
+        APPLIED = "applied", "Applied"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.UPLOADED)
+    filename = models.CharField(max_length=200)
+    content = models.TextField(help_text="The file as text (kept in the database, never served).")
+    digest = models.CharField(max_length=64, help_text="SHA-256 of the content.")
+    rows = models.PositiveIntegerField(default=0)
+    created = models.PositiveIntegerField(default=0)
+    changed = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    rejected = models.PositiveIntegerField(default=0)
+    plan = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True)
+    actor = models.CharField(max_length=120)
+    created_at = models.DateTimeField()
+    previewed_at = models.DateTimeField(null=True, blank=True)
+    applied_at = models.DateTimeField(null=True, blank=True)
+    applied_by = models.CharField(max_length=120, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["store", "created_at"], name="import_store_time")]

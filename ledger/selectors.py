@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
-from django.db.models import Count, F, Prefetch, Q, Sum, TextField
+from django.db.models import Count, F, Max, Prefetch, Q, Sum, TextField
 from django.db.models.functions import Cast, TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -163,14 +163,25 @@ def _search_q(term: str) -> Q:
 
 
 def product_list(
-    *, store: Store, search: str | None = None, low_only: bool = False, category: str | None = None
+    *,
+    store: Store,
+    search: str | None = None,
+    low_only: bool = False,
+    category: str | None = None,
+    active: bool | None = True,
+    code: str | None = None,
 ) -> list[Product]:
-    """The store's active products by name, optionally filtered.
+    """The store's products by name (active ones unless ``active`` says otherwise), optionally filtered.
 
     ``search`` matches the start of any word of a name or alias, case-insensitively; ``low_only``
-    keeps products at or below their reorder point; ``category`` is matched case-insensitively.
+    keeps products at or below their reorder point; ``category`` is matched case-insensitively;
+    ``code`` is an exact SKU or barcode; ``active=None`` lists archived products too.
     """
-    queryset = Product.objects.filter(store=store, active=True)
+    queryset = Product.objects.filter(store=store)
+    if active is not None:
+        queryset = queryset.filter(active=active)
+    if code:
+        queryset = queryset.filter(Q(sku=code.strip()) | Q(barcode__iexact=code.strip()))
     term = " ".join((search or "").split())
     if term:
         queryset = queryset.annotate(aliases_text=Cast("aliases", TextField())).filter(_search_q(term))
@@ -180,6 +191,58 @@ def product_list(
         queryset = queryset.filter(category__iexact=category.strip())
     with store_scope(store, what="product"):
         return list(queryset.order_by("name"))
+
+
+def catalog_version(*, store: Store) -> tuple[int, int, int, str]:
+    """A fingerprint of the store's catalog that changes with every catalog write (not with stock):
+    the number of products, the sum of their edit versions, the highest id and the latest creation."""
+    with store_scope(store, what="product"):
+        row = Product.objects.filter(store=store).aggregate(
+            n=Count("id"), v=Sum("version"), top=Max("id"), newest=Max("created_at")
+        )
+    return int(row["n"] or 0), int(row["v"] or 0), int(row["top"] or 0), str(row["newest"] or "")
+
+
+def products_by_code(*, store: Store, skus: set[str], barcodes: set[str]) -> tuple[dict[str, Product], dict[str, Product]]:
+    """The store's products with these SKUs (exact) and barcodes (any case), as two lookups."""
+    with store_scope(store, what="product"):
+        by_sku = {p.sku: p for p in Product.objects.filter(store=store, sku__in=skus)} if skus else {}
+        wanted = {b.casefold() for b in barcodes}
+        by_barcode = (
+            {p.barcode.casefold(): p for p in Product.objects.filter(store=store).exclude(barcode="")
+             if p.barcode.casefold() in wanted}
+            if barcodes else {}
+        )
+    return by_sku, by_barcode
+
+
+def receipt_list(*, store: Store, since: dt.datetime | None = None, until: dt.datetime | None = None,
+                 kind: str | None = None):
+    """The store's receipts, newest first, with their lines and products (a queryset to page through)."""
+    queryset = Receipt.objects.filter(store=store).prefetch_related(
+        Prefetch("lines", queryset=ReceiptLine.objects.select_related("product").order_by("id"))
+    )
+    if since is not None:
+        queryset = queryset.filter(sold_at__gte=since)
+    if until is not None:
+        queryset = queryset.filter(sold_at__lt=until)
+    if kind:
+        queryset = queryset.filter(kind=kind)
+    return queryset.order_by("-sold_at", "-id")
+
+
+def receipt_get(*, store: Store, receipt_id: int | str) -> Receipt:
+    """The store's receipt with that id, with its lines.
+
+    Raises:
+        NotFound: no such receipt in this store.
+    """
+    pk = row_id(receipt_id, "receipt")
+    with store_scope(store, what="receipt"):
+        receipt = receipt_list(store=store).filter(pk=pk).first()
+    if receipt is None:
+        raise NotFound("receipt")
+    return receipt
 
 
 def journal_for(*, store: Store, product: Product) -> list[StockEntry]:
@@ -210,9 +273,9 @@ class SalesToday:
 
     Attributes:
         date: the store's local date.
-        receipts: receipts rung up that day (imported history excluded).
-        revenue: their total, in the store's currency.
-        units: units sold.
+        receipts: sales rung up that day (imported history, refunds and voids excluded).
+        revenue: their total less refunds and voids, in the store's currency.
+        units: units sold, net of refunds.
         top_sellers: up to five products by units sold, then revenue.
     """
 
@@ -242,7 +305,7 @@ class ProductSales:
 
 
 def product_sales_between(*, store: Store, start: dt.datetime, end: dt.datetime) -> list[ProductSales]:
-    """Units and revenue per product for live receipts sold in [start, end), most units first."""
+    """Units and revenue per product for live receipts in [start, end), net of refunds, most units first."""
     with store_scope(store):
         rows = list(
             ReceiptLine.objects.filter(
@@ -268,7 +331,7 @@ def sales_today(*, store: Store, now: dt.datetime | None = None) -> SalesToday:
     day, start, end = local_day_bounds(store=store, now=now)
     with store_scope(store):
         totals = Receipt.objects.filter(store=store, sold_at__gte=start, sold_at__lt=end, historical=False).aggregate(
-            receipts=Count("id"), revenue=Sum("total")
+            receipts=Count("id", filter=Q(kind=Receipt.Kind.SALE)), revenue=Sum("total")
         )
         per_product = product_sales_between(store=store, start=start, end=end)
     return SalesToday(
@@ -298,7 +361,7 @@ def sales_by_day(*, store: Store, days: int = 7, now: dt.datetime | None = None)
             for row in Receipt.objects.filter(store=store, sold_at__gte=start, sold_at__lt=end)
             .annotate(day=TruncDate("sold_at", tzinfo=tz))
             .values("day")
-            .annotate(receipts=Count("id"), revenue=Sum("total"))
+            .annotate(receipts=Count("id", filter=Q(kind=Receipt.Kind.SALE)), revenue=Sum("total"))
             .order_by()
         }
         units = {

@@ -8,9 +8,12 @@ request through untouched:
   no session to end). The ``Host`` must be one of ``ALLOWED_HOSTS`` and an ``Origin``, when
   sent, must be too (or be in ``CSRF_TRUSTED_ORIGINS``): browsers on other sites cannot reach
   the tools. The bearer token must be a live store token with the ``mcp`` scope; that scope is
-  the token's audience, so a REST-only token is refused here. Otherwise 401 (403 for a token
-  without the scope) with ``WWW-Authenticate`` pointing at the metadata below.
-* ``/.well-known/oauth-protected-resource/mcp``: RFC 9728 protected-resource metadata.
+  the token's audience, so a REST-only token is refused here. An OAuth access token from this
+  deployment's authorization server (``identity``) is accepted too, only if it was issued for
+  this ``/mcp`` (RFC 8707 resource indicator). Otherwise 401 (403 for a token without the
+  scope) with ``WWW-Authenticate`` pointing at the metadata below.
+* ``/.well-known/oauth-protected-resource/mcp``: RFC 9728 protected-resource metadata, naming
+  this deployment as its authorization server.
 
 The SDK's session manager needs a running task group. Under uvicorn with ``--lifespan on`` it
 starts at startup and stops at shutdown; servers that do not run the ASGI lifespan (daphne, so
@@ -36,11 +39,11 @@ from django.http.request import split_domain_port, validate_host
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
+from identity.credentials import credential_authenticate
 from mcp_gateway.policy import Caller
 from mcp_gateway.registry import CONFIRM_SCOPE, MCP_SCOPE
 from mcp_gateway.server import SCOPE_KEY, UNAVAILABLE, ShelfwiseMCPServer, server_build
 from tenants.errors import InvalidToken, MissingScope
-from tenants.services import token_authenticate
 
 logger = logging.getLogger(__name__)
 
@@ -177,7 +180,7 @@ class McpGateway:
             await self._challenge(send, scope, host, 401, None, "Send a store token: Authorization: Bearer <token>.")
             return
         try:
-            caller = await sync_to_async(_authenticate)(raw)
+            caller = await sync_to_async(_authenticate)(raw, f"{_base_url(scope, host)}{MCP_PATH}")
         except MissingScope:
             await self._challenge(
                 send, scope, host, 403, "insufficient_scope", "This store token is not for MCP: it lacks the 'mcp' scope."
@@ -206,15 +209,16 @@ class McpGateway:
         await _respond(send, status, body, extra=[(b"www-authenticate", challenge.encode("latin-1", "replace"))])
 
 
-def _authenticate(raw: str) -> Caller:
-    """The caller behind a bearer token (run in the worker thread that also runs the tools).
+def _authenticate(raw: str, resource: str) -> Caller:
+    """The caller behind a bearer token: a store token, or an OAuth access token issued for this
+    ``/mcp`` (RFC 8707); run in the worker thread that also runs the tools.
 
     Raises:
-        InvalidToken: unknown, malformed or revoked token.
+        InvalidToken: unknown, malformed, expired, revoked, or an OAuth token for another resource.
         MissingScope: a valid token without the ``mcp`` scope.
     """
     close_old_connections()
-    token = token_authenticate(raw=raw, scope=MCP_SCOPE)
+    token = credential_authenticate(raw=raw, scope=MCP_SCOPE, resource=resource, require_resource=True)
     return Caller.for_token(token)
 
 
@@ -264,10 +268,12 @@ def _base_url(scope: Scope, host: str) -> str:
 
 def _metadata(scope: Scope, host: str) -> dict[str, Any]:
     base = _base_url(scope, host)
-    # No authorization_servers: store tokens are issued by the owner in Shelfwise, not by OAuth.
+    # This deployment is its own authorization server (identity: RFC 8414 metadata at the root);
+    # the owner's static store tokens keep working alongside.
     return {
         "resource": f"{base}{MCP_PATH}",
         "resource_name": "Shelfwise store tools",
+        "authorization_servers": [base],
         "bearer_methods_supported": ["header"],
         "scopes_supported": [MCP_SCOPE, CONFIRM_SCOPE],
     }

@@ -17,11 +17,14 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.models import Record
@@ -280,7 +283,10 @@ def _run(call: ToolCall, key: str, recorder: _Recorder) -> _Attempt:
                     )
             key_row = None
             if key:
-                key_row = IdempotencyKey.objects.create(store=call.store, key=key, tool=spec.name, fingerprint=fingerprint)
+                key_row = IdempotencyKey.objects.create(
+                    store=call.store, credential=call.caller.credential_key, key=key, tool=spec.name,
+                    fingerprint=fingerprint, expires_at=timezone.now() + _key_ttl(),
+                )
             data = HANDLERS[spec.name](call)
             # A late finish is rolled back, unless the effect already left the system (an email
             # was sent): then reporting it undone would be a lie.
@@ -311,6 +317,21 @@ def _run(call: ToolCall, key: str, recorder: _Recorder) -> _Attempt:
     return attempt
 
 
+def _key_ttl() -> timedelta:
+    return timedelta(hours=settings.IDEMPOTENCY_KEY_TTL_HOURS)
+
+
+def idempotency_keys_purge() -> int:
+    """Delete every store's expired idempotency keys (maintenance, across stores); returns how many."""
+    from tenants import rls
+
+    with rls.bypass():
+        now = timezone.now()
+        expired = Q(expires_at__lte=now) | Q(expires_at__isnull=True, created_at__lte=now - _key_ttl())
+        deleted, _ = IdempotencyKey.objects.filter(expired).delete()
+    return deleted
+
+
 def _timeout_message(spec: ToolSpec) -> str:
     return _("%(tool)s took longer than %(seconds)s seconds and was stopped; nothing was changed. Try again.") % {
         "tool": spec.name,
@@ -324,8 +345,12 @@ def _replay(call: ToolCall, key: str, fingerprint: str) -> _Attempt | None:
     Raises:
         _Stop: the key was used for a different call.
     """
-    row = IdempotencyKey.objects.filter(store=call.store, key=key).first()
+    row = IdempotencyKey.objects.filter(store=call.store, credential=call.caller.credential_key, key=key).first()
     if row is None:
+        return None
+    if (row.expires_at or row.created_at + _key_ttl()) <= timezone.now():
+        # An expired key is a new key: forget the old result, run the call again.
+        IdempotencyKey.objects.filter(pk=row.pk).delete()
         return None
     if row.fingerprint != fingerprint:
         raise _Stop(

@@ -51,6 +51,13 @@ class Caller:
         )
 
     @property
+    def credential_key(self) -> str:
+        """Whose idempotency keys these are: the credential, else the channel and actor."""
+        if self.credential is not None:
+            return f"token:{self.credential.prefix}"
+        return f"{self.channel}:{self.actor}"[:160]
+
+    @property
     def rate_key(self) -> str:
         """What the rate limit counts against: the credential, else the channel, actor and conversation."""
         if self.credential is not None:

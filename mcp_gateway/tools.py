@@ -55,6 +55,7 @@ def _photo_url(product: Product) -> str | None:
 def _product(product: Product) -> dict[str, Any]:
     return {
         "id": product.pk,
+        "sku": product.sku,
         "name": product.name,
         "unit": product.unit,
         "category": product.category,
@@ -273,15 +274,16 @@ def _draft_new(call: ToolCall, *, note: str) -> dict[str, Any]:
 
 
 def _report(call: ToolCall, kind: str) -> dict[str, Any]:
-    delivery = services.report_send(
+    deliveries = services.report_send(
         store=call.store, kind=kind, actor=call.caller.actor, to=call.arguments.get("to") or None
     )
+    first = deliveries[0]
     return {
         "sent": True,
-        "report": delivery.kind,
-        "to": delivery.recipient,
-        "subject": delivery.subject,
-        "sentAt": delivery.sent_at.isoformat(),
+        "report": first.kind,
+        "to": ", ".join(delivery.recipient for delivery in deliveries),
+        "subject": first.subject,
+        "sentAt": first.sent_at.isoformat(),
     }
 
 

@@ -69,7 +69,7 @@ def _measure(site: screenshots.Site, *, runs: int, extra_products: int) -> int:
     if extra_products:
         with use_store(store):
             Product.objects.bulk_create(
-                Product(store=store, name=f"Extra product {i}", unit="1 kg bag", category="Staples",
+                Product(store=store, sku=f"X-{i:05d}", name=f"Extra product {i}", unit="1 kg bag", category="Staples",
                         location=f"Aisle 9, shelf {i % 5}", stock=i % 30, par_level=20, reorder_point=5,
                         price="1.99", unit_cost="1.00")
                 for i in range(extra_products)

@@ -118,7 +118,8 @@ def seed(*, scripted: bool, turns: tuple[str, ...] = SAMPLE_TURNS, log=print) ->
     call_command("seed_demo", "--json", stdout=out)
     demo = json.loads(out.getvalue())
     User = get_user_model()
-    admin = User.objects.create_user(username="admin", email=ADMIN_EMAIL, password=ADMIN_PASSWORD, is_staff=True)
+    admin = User.objects.create_user(username="admin", email=ADMIN_EMAIL, password=ADMIN_PASSWORD)
+    call_command("platform_role", "grant", "admin", ADMIN_EMAIL, stdout=io.StringIO())
     EmailAddress.objects.create(user=admin, email=ADMIN_EMAIL, verified=True, primary=True)
     store = Store.objects.select_related("business_type").get(slug=demo["store"])
     turn_id = None

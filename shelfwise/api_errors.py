@@ -20,6 +20,8 @@ logger = logging.getLogger(__name__)
 _DOMAIN_STATUS = {
     "not_found": status.HTTP_404_NOT_FOUND,
     "stock_conflict": status.HTTP_409_CONFLICT,
+    "edit_conflict": status.HTTP_409_CONFLICT,
+    "idempotency_conflict": status.HTTP_409_CONFLICT,
     "invalid_transition": status.HTTP_409_CONFLICT,
     "invalid_token": status.HTTP_401_UNAUTHORIZED,
     "insufficient_scope": status.HTTP_403_FORBIDDEN,
@@ -54,7 +56,10 @@ def exception_handler(exc, context):
     code = getattr(exc, "code", None)
     message = getattr(exc, "message", None)
     if isinstance(code, str) and isinstance(message, str) and not isinstance(exc, exceptions.APIException):
-        return Response(error_body(code, message), status=_DOMAIN_STATUS.get(code, status.HTTP_400_BAD_REQUEST))
+        details = {k: v for k, v in (getattr(exc, "details", None) or {}).items() if k not in ("code", "message")}
+        return Response(
+            error_body(code, message, **details), status=_DOMAIN_STATUS.get(code, status.HTTP_400_BAD_REQUEST)
+        )
     if isinstance(exc, Http404):
         return Response(error_body("not_found", "Not found."), status=status.HTTP_404_NOT_FOUND)
     if isinstance(exc, PermissionDenied):
@@ -65,7 +70,10 @@ def exception_handler(exc, context):
             headers["WWW-Authenticate"] = exc.auth_header
         if getattr(exc, "wait", None):
             headers["Retry-After"] = str(int(exc.wait))
-        if isinstance(exc, exceptions.ValidationError):
+        if isinstance(exc, exceptions.Throttled):
+            wait = int(exc.wait or 1)
+            body = error_body("throttled", f"Too many requests from this token or user: wait {wait} seconds, then try again.")
+        elif isinstance(exc, exceptions.ValidationError):
             body = error_body("invalid", _flatten(exc.detail), fields=exc.detail if isinstance(exc.detail, dict) else None)
         else:
             body = error_body(exc.default_code if isinstance(exc.default_code, str) else "error", _flatten(exc.detail))

@@ -11,18 +11,18 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shelfwise.settings")
 django_asgi = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.auth import AuthMiddlewareStack
+from channels.routing import ProtocolTypeRouter, URLRouter
+from channels.security.websocket import AllowedHostsOriginValidator
 
-from assistant.routing import websocket_urlpatterns  # noqa: E402
-
-from mcp_gateway.asgi import McpGateway  # noqa: E402
+from assistant.routing import websocket_urlpatterns
+from mcp_gateway.asgi import McpGateway
+from shelfwise.limits import BodyLimit
 
 # /mcp and its OAuth protected-resource metadata are served by the MCP gateway, the rest by Django.
 # The gateway also answers the ASGI lifespan (uvicorn --lifespan on); daphne, which has none,
-# gets the gateway started on its first MCP request.
-http_app = McpGateway(django_asgi)
+# gets the gateway started on its first MCP request. Every body is size-checked first.
+http_app = BodyLimit(McpGateway(django_asgi))
 
 application = ProtocolTypeRouter(
     {

@@ -8,6 +8,7 @@ variable when the value cannot be used, so a bad deployment fails at start, not 
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -196,3 +197,33 @@ def broker_transport_options(broker_url: str | None, data_dir: Path) -> dict:
             "socket_timeout": 10,
         }
     return {}
+
+
+def env_or_generated(name: str, path: Path, *, nbytes: int) -> str:
+    """``NAME`` (or ``NAME_FILE``), else a random secret generated once into ``path`` (mode 0600).
+
+    For per-install secrets that must never be a published constant: the first start writes
+    the file, later starts read it back.
+    """
+    value = _raw(name)
+    if value:
+        return value
+    if not path.exists():
+        try:
+            # Created readable by the owner only, before the secret is written into it.
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass  # another process starting at the same moment wrote it
+        else:
+            with os.fdopen(descriptor, "w") as handle:
+                handle.write(secrets.token_urlsafe(nbytes))
+    return path.read_text().strip()
+
+
+def env_rate(name: str, default: str) -> str:
+    """A DRF rate such as ``30/min`` (per second, minute, hour or day)."""
+    value = env_str(name, default).strip()
+    count, _, period = value.partition("/")
+    if not count.isdigit() or int(count) < 1 or period not in {"s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day"}:
+        raise ImproperlyConfigured(f"{name} must look like 30/min (a number per s, min, hour or day), not {value!r}.")
+    return value

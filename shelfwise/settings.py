@@ -7,9 +7,9 @@ email, Celery tasks run eagerly, the in-memory channel layer, and bundled models
 
 from __future__ import annotations
 
-import secrets
 from pathlib import Path
 
+from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
 from shelfwise.env import (
@@ -21,6 +21,8 @@ from shelfwise.env import (
     env_float,
     env_int,
     env_list,
+    env_or_generated,
+    env_rate,
     env_redis_url,
     env_str,
 )
@@ -34,16 +36,10 @@ DEBUG = env_bool("DEBUG", False)
 
 def _secret_key() -> str:
     """SECRET_KEY from the environment, else one generated once and kept in the data folder."""
-    value = env_str("SECRET_KEY")
-    if value:
-        if len(value) < 32:
-            raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long.")
-        return value
-    key_file = DATA_DIR / "secret_key"
-    if not key_file.exists():
-        key_file.write_text(secrets.token_urlsafe(50))
-        key_file.chmod(0o600)
-    return key_file.read_text().strip()
+    value = env_or_generated("SECRET_KEY", DATA_DIR / "secret_key", nbytes=50)
+    if len(value) < 32:
+        raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long.")
+    return value
 
 
 SECRET_KEY = _secret_key()
@@ -54,7 +50,7 @@ PUBLIC_URL = env_str("PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    "identity.apps.ShelfwiseAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -62,10 +58,14 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "csp",
     "allauth",
     "allauth.account",
     "channels",
     "tenants",
+    "oauth2_provider",
+    "identity",
     "ledger",
     "audit",
     "django_celery_beat",
@@ -87,6 +87,7 @@ MIDDLEWARE = [
     "tenants.middleware.CurrentStoreMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
 
 ROOT_URLCONF = "shelfwise.urls"
@@ -193,7 +194,10 @@ AUTHENTICATION_BACKENDS = [
 # with a unique generated value (ACCOUNT_USER_MODEL_USERNAME_FIELD = None is only for models without one).
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
-ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "none")
+ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "mandatory")
+ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = False
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False
 ACCOUNT_UNIQUE_EMAIL = True
 LOGIN_REDIRECT_URL = "/app/"
 ACCOUNT_SIGNUP_REDIRECT_URL = "/app/stores/new/"
@@ -235,6 +239,12 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "shelfwise.api_errors.exception_handler",
     "DEFAULT_PAGINATION_CLASS": None,
+    # Per token and per user: assistant turns and writes (shelfwise.throttling); 429 beyond.
+    "DEFAULT_THROTTLE_CLASSES": ["shelfwise.throttling.CallerRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "turns": env_rate("API_TURNS_RATE", "30/min"),
+        "writes": env_rate("API_WRITES_RATE", "60/min"),
+    },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 SPECTACULAR_SETTINGS = {
@@ -242,17 +252,71 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "A store's ledger: products, sales, reorder drafts and orders, scoped to the caller's store.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI from the installed drf-spectacular-sidecar package, not a CDN (and within the CSP).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# The OAuth 2.1 authorization server (django-oauth-toolkit): authorization code with PKCE (S256)
+# only, a consent page that binds each grant to one store (identity.consent), refresh tokens that
+# rotate (reuse revokes the family), tokens stored hashed, resource indicators (RFC 8707). Clients
+# register themselves at /oauth/register (RFC 7591, public PKCE clients only: identity.registration).
+OAUTH_ACCESS_TOKEN_SECONDS = env_int("OAUTH_ACCESS_TOKEN_SECONDS", 3600, minimum=60, maximum=24 * 3600)
+OAUTH_REFRESH_TOKEN_DAYS = env_int("OAUTH_REFRESH_TOKEN_DAYS", 30, minimum=1, maximum=365)
+# Client registrations per client address per hour.
+OAUTH_REGISTRATIONS_PER_HOUR = env_int("OAUTH_REGISTRATIONS_PER_HOUR", 10, minimum=1)
+# django-oauth-toolkit's own models (named, as the identity bindings' migrations reference them).
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
+OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
+OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
+OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
+OAUTH2_PROVIDER = {
+    "SCOPES": {
+        "api": "Read and use the store's books over the REST API (and Alexa)",
+        "mcp": "Use the store's MCP tools",
+        "orders:confirm": "Confirm reorders (store owners only)",
+    },
+    "DEFAULT_SCOPES": ["mcp"],
+    "PKCE_REQUIRED": True,
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": OAUTH_ACCESS_TOKEN_SECONDS,
+    "REFRESH_TOKEN_EXPIRE_SECONDS": OAUTH_REFRESH_TOKEN_DAYS * 24 * 3600,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "REQUEST_APPROVAL_PROMPT": "force",
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https", "http"],
+    "OAUTH2_VALIDATOR_CLASS": "identity.validator.StoreBoundValidator",
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_basic", "client_secret_post"],
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
 }
 
 # Shelfwise behaviour switches.
 SALES_REPORT_EMAIL_ENABLED = env_bool("SALES_REPORT_EMAIL_ENABLED", True)
 DEMO_STORE_SLUG = env_str("DEMO_STORE_SLUG", "little-india")
-DEMO_OWNER_PASSWORD = env_str("DEMO_OWNER_PASSWORD", "little-india-demo")
+
+
+# The demo owner's password: DEMO_OWNER_PASSWORD, else generated once per install (var/demo_owner_password).
+DEMO_OWNER_PASSWORD = env_or_generated("DEMO_OWNER_PASSWORD", DATA_DIR / "demo_owner_password", nbytes=12)
 # How long a reorder draft waits for the owner's yes before it expires.
 DRAFT_TTL_MINUTES = env_int("DRAFT_TTL_MINUTES", 60, minimum=1, maximum=7 * 24 * 60)
 TOKEN_RATE_LIMIT_PER_MINUTE = env_int("TOKEN_RATE_LIMIT_PER_MINUTE", 120, minimum=1)
+# How long an MCP idempotency key (per credential) replays its first result.
+IDEMPOTENCY_KEY_TTL_HOURS = env_int("IDEMPOTENCY_KEY_TTL_HOURS", 24, minimum=1, maximum=24 * 30)
 # The public shelf finder: lookups per minute per client address and store.
 SHELF_FINDER_RATE_PER_MINUTE = env_int("SHELF_FINDER_RATE_PER_MINUTE", 30, minimum=1)
+# The router's fast path (assistant/matcher): the business type's templates and an embedding head
+# answer the requests they are sure of without the router model; false sends every request to it.
+SHELFWISE_FAST_PATH = env_bool("SHELFWISE_FAST_PATH", True)
 
 # The Alexa custom skill endpoint (/alexa/): requests must name this skill id; with none set, every
 # request is refused. ALEXA_VERIFY=false skips the certificate, signature and timestamp checks, and
@@ -264,10 +328,49 @@ if not ALEXA_VERIFY and not DEBUG:
 ALEXA_EXTRA_ROOTS_PEM_FILE = env_str("ALEXA_EXTRA_ROOTS_PEM_FILE", "")
 ALEXA_CERT_FETCH_TIMEOUT = env_float("ALEXA_CERT_FETCH_TIMEOUT", 3.0, minimum=0.1)
 
-SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
-CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# Transport and browser hardening: on whenever DEBUG is off (each can be turned off by name for a
+# plain-HTTP deployment that is not on localhost). Browsers accept Secure cookies from
+# http://localhost and 127.0.0.1, so `make run` keeps working.
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", SESSION_COOKIE_SECURE)
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+# Sent on HTTPS responses only (SecurityMiddleware); a plain-HTTP local run never sees it.
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# Behind the deployment's TLS proxy, which sets X-Forwarded-Proto (and strips a client's own).
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("TRUST_X_FORWARDED_PROTO", not DEBUG) else None
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp): scripts and styles from this origin only (an inline script
+# needs the request's nonce); inline style attributes are allowed (stock bars, Chart.js, htmx).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:", "blob:"],
+        "media-src": [SELF, "blob:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
+# Request bodies are capped before Django reads (and spools) them: shelfwise.limits.BodyLimit.
+REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", 5 * 1024 * 1024, minimum=1024)
+MCP_BODY_MAX_BYTES = env_int("MCP_BODY_MAX_BYTES", 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
 
 LOGGING = {
     "version": 1,

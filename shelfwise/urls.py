@@ -10,6 +10,8 @@ from shelfwise.health import healthz
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
+    # The OAuth 2.1 authorization server: consent, token, revocation, registration, RFC 8414 metadata.
+    path("", include("identity.urls")),
     path("app/", include("tenants.urls")),
     # Owner workspace (inventory, sales, approvals, orders, reports, assistant history) and the talk page.
     path("app/", include("dashboard.urls.owner")),

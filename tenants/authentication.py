@@ -1,4 +1,6 @@
-"""DRF authentication with store tokens: ``Authorization: Bearer sw_<prefix>_<secret>`` (scope ``api``).
+"""DRF authentication with store tokens: ``Authorization: Bearer sw_<prefix>_<secret>`` (scope ``api``),
+or an OAuth access token from this deployment's authorization server (``identity.credentials``)
+issued for ``/api/v1`` or without a resource indicator (Alexa's account linking).
 
 On success the request acts for the token's store: ``request.store`` is set, ``request.user``
 is a ``TokenUser`` (not a person; ``actor`` is ``token:<prefix>``), ``request.auth`` is the
@@ -18,7 +20,6 @@ from rest_framework.request import Request
 from tenants.context import activate_store
 from tenants.errors import InvalidToken, MissingScope
 from tenants.models import StoreToken
-from tenants.services import token_authenticate
 
 API_SCOPE = StoreToken.Scope.API
 
@@ -76,8 +77,11 @@ class StoreTokenAuthentication(BaseAuthentication):
             raw = header[1].decode("ascii")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed(InvalidToken.default_message) from None
+        from identity.credentials import credential_authenticate
+
+        resource = f"{request.scheme}://{request.get_host()}/api/v1"
         try:
-            token = token_authenticate(raw=raw, scope=self.scope)
+            token = credential_authenticate(raw=raw, scope=self.scope, resource=resource)
         except InvalidToken as exc:
             raise exceptions.AuthenticationFailed(exc.message, code=exc.code) from None
         except MissingScope as exc:

@@ -35,22 +35,21 @@ def check_database_backend(app_configs=None, **kwargs):
 
 @register(Tags.database)
 def check_row_level_security(app_configs=None, databases=None, **kwargs):
-    """Every store-scoped ledger table that exists has RLS enabled, forced, and the policy."""
+    """Every table holding a store's data has RLS enabled, forced, and the policy; the app role obeys it."""
     if not databases or "default" not in databases or rls.is_repairing():
         return []  # migrate applies the policies itself, after this check
     connection = connections["default"]
     if not rls.is_postgres(connection):
         return []
     with rls.bypass():
-        models = rls.rls_models(apps)
-        status = rls.table_status(connection, [m._meta.db_table for m in models])
+        status = rls.table_status(connection, rls.fenced_tables(apps))
         if not status:
             return []  # not migrated yet
         errors = [
             Error(
-                f"The ledger table {table!r} is not fenced by row-level security "
+                f"The table {table!r} holds store data but is not fenced by row-level security "
                 f"(enabled={state.enabled}, forced={state.forced}, policy {rls.POLICY_NAME!r}={state.has_policy}).",
-                hint="Run `python manage.py migrate`: it applies the policy to every store-scoped ledger table.",
+                hint="Run `python manage.py migrate`: it applies the policy to every table that holds store data.",
                 obj=table,
                 id="tenants.E001",
             )
@@ -63,6 +62,16 @@ def check_row_level_security(app_configs=None, databases=None, **kwargs):
                     f"The database role {rls.app_role()!r} that the application acts as does not exist.",
                     hint="Run `python manage.py migrate` (it creates it) or create it: CREATE ROLE ... NOLOGIN.",
                     id="tenants.E002",
+                )
+            )
+        elif rls.role_can_bypass(connection, rls.app_role()):
+            errors.append(
+                Error(
+                    f"The database role {rls.app_role()!r} that the application acts as is a superuser or has "
+                    "BYPASSRLS, so row-level security would fence nothing.",
+                    hint=f"ALTER ROLE {rls.app_role()} NOSUPERUSER NOBYPASSRLS; (or set DATABASE_APP_ROLE to a "
+                    "plain role).",
+                    id="tenants.E005",
                 )
             )
         elif not rls.login_role_can_bypass(connection):

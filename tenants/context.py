@@ -66,6 +66,20 @@ def use_store(store: Store) -> Iterator[Store]:
 
 
 @contextmanager
+def store_context(store: Store) -> Iterator[Store]:
+    """``use_store(store)`` unless a store is already active (then row-level security judges the work).
+
+    For services that take the store explicitly and write fenced tables (the audit): callers
+    usually already run inside the store's context; a shell, a test or a task need not.
+    """
+    if _current_store.get() is None:
+        with use_store(store):
+            yield store
+    else:
+        yield store
+
+
+@contextmanager
 def request_scope(store: Store | None) -> Iterator[Store | None]:
     """Run one request as ``store`` (or as no store), undoing whatever the request activated."""
     from tenants import rls

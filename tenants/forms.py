@@ -54,6 +54,10 @@ class StoreCreateForm(forms.Form):
         initial="America/Chicago",
     )
     currency = forms.ChoiceField(label="Currency", choices=COMMON_CURRENCIES, initial="USD")
+    business_type = forms.ChoiceField(
+        label="Kind of store", required=False, initial="grocery",
+        help_text="What the assistant knows about: its actions, local names and guides.",
+    )
     catalog = forms.ChoiceField(
         label="Start with",
         choices=[
@@ -67,6 +71,9 @@ class StoreCreateForm(forms.Form):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["timezone"].choices = timezone_choices()
+        from tenants.models import BusinessType
+
+        self.fields["business_type"].choices = list(BusinessType.objects.values_list("slug", "name"))
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()

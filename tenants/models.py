@@ -40,13 +40,15 @@ class Store(models.Model):
         max_length=3, default="USD", validators=[RegexValidator(r"^[A-Z]{3}$", "Use a three-letter ISO currency code.")]
     )
     owner_name = models.CharField(max_length=80, blank=True, help_text="How the assistant addresses the owner.")
-    report_email = models.EmailField(blank=True, help_text="Where reports go by default; the owner's address if empty.")
-    allow_other_report_recipients = models.BooleanField(
-        default=False, help_text="Whether reports may be emailed to addresses other than the store's own."
+    opening_hours = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Per weekday ("mon".."sun") the opening and closing time as ["09:00", "21:00"]; a missing day is closed.',
     )
     report_time = models.TimeField(
         default=dt.time(21, 0), help_text="When the daily sales and inventory reports go out, in the store's time zone."
     )
+    version = models.PositiveIntegerField(default=1, help_text="Raised by every settings change, so concurrent edits conflict.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -90,6 +92,7 @@ class StoreToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="Refused from this moment on; never if empty.")
 
     class Meta:
         ordering = ["-created_at"]
@@ -99,7 +102,55 @@ class StoreToken(models.Model):
 
     @property
     def is_active(self) -> bool:
-        return self.revoked_at is None
+        from django.utils import timezone
+
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > timezone.now())
 
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes
+
+
+class Invitation(models.Model):
+    """An owner's invitation to join a store, sent by email; the link carries a secret kept only as a hash."""
+
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField()
+    role = models.CharField(max_length=10, choices=Membership.Role.choices, default=Membership.Role.STAFF)
+    token_hash = models.CharField(max_length=64, unique=True)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["store", "created_at"], name="invitation_store_time")]
+
+    def __str__(self) -> str:
+        return f"{self.email} to {self.store} as {self.role}"
+
+
+class ReportRecipient(models.Model):
+    """An address the store's reports go to, once its owner confirmed it by the emailed link."""
+
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="report_recipients")
+    email = models.EmailField()
+    token_hash = models.CharField(max_length=64, unique=True)
+    added_by = models.CharField(max_length=120)
+    created_at = models.DateTimeField()
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["email", "pk"]
+        constraints = [models.UniqueConstraint(fields=["store", "email"], name="recipient_unique_store_email")]
+
+    def __str__(self) -> str:
+        return self.email
+
+    @property
+    def confirmed(self) -> bool:
+        return self.confirmed_at is not None

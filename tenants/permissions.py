@@ -24,3 +24,25 @@ class HasStore(BasePermission):
         if user is None or not user.is_authenticated:
             return False
         return getattr(request, "store", None) is not None and getattr(request, "membership", None) is not None
+
+
+def may_confirm_orders(*, store, actor: str, channel: str = "") -> bool:
+    """Whether the principal behind ``actor`` may confirm (place) an order for ``store``.
+
+    The store's owner (``user:<id>`` with the owner role) or a live store token holding
+    ``orders:confirm`` (``token:<prefix>``) may; staff, other tokens and anyone else may not.
+    Actors are built by code from the session or credential, never from what a model said.
+    In-process tooling with no remote principal (``channel="system"``: the ``turn`` command and
+    benchmarks run by an operator) is trusted.
+    """
+    from tenants.models import Membership
+
+    if channel == "system":
+        return True
+    kind, _, ident = (actor or "").partition(":")
+    if kind == "user" and ident.isdigit():
+        return Membership.objects.filter(store=store, user_id=int(ident), role=Membership.Role.OWNER).exists()
+    if kind == "token" and ident:
+        token = StoreToken.objects.filter(store=store, prefix=ident, revoked_at__isnull=True).first()
+        return token is not None and token.has_scope(StoreToken.Scope.ORDERS_CONFIRM)
+    return False

@@ -2,12 +2,18 @@
 
 How the pieces fit:
 
-* Every table of a model in ``RLS_APPS`` that has a ``store`` foreign key gets ``ENABLE`` and
-  ``FORCE ROW LEVEL SECURITY`` and the policy ``store_isolation``: a row is visible and writable
-  only while its ``store_id`` equals the connection's ``app.store_id`` setting. Migration
-  ``tenants.0003_row_level_security`` applies it, and so does every ``migrate`` afterwards
-  (``post_migrate``), so ledger tables added by later migrations are covered; the system check
-  ``tenants.E001`` reports a table that lacks it.
+* Every table that holds a store's data is fenced: each model, in any app, with a ``store``
+  foreign key to ``tenants.Store`` (the ledger, the audit's turns and records, conversations,
+  MCP idempotency keys, report deliveries...), except the apps in ``RLS_EXEMPT_APPS``; and each
+  model in ``RLS_CHILDREN``, which reaches its store through a parent row (an audit record's SQL
+  statements). It gets ``ENABLE`` and ``FORCE ROW LEVEL SECURITY`` and the policy
+  ``store_isolation``: a row is visible and writable only while its ``store_id`` (its parent's,
+  for a child) equals the connection's ``app.store_id`` setting. Fenced by default: a new table
+  with a store is covered by the next ``migrate`` (``post_migrate``) without anyone listing it,
+  and the system check ``tenants.E001`` reports a table that lacks the policy.
+* ``tenants`` itself is exempt: stores, memberships and store tokens are what a request is
+  authenticated with, looked up (by a token's prefix, a user's memberships) before any store is
+  known. Their store binding is enforced in code (``tenants.selectors``, ``token_authenticate``).
 * Superusers and ``BYPASSRLS`` roles ignore policies, so the application never queries as the
   login role: the database backend ``tenants.db`` (set as ENGINE on PostgreSQL) switches its
   connections to the unprivileged role ``settings.DATABASE_APP_ROLE`` (default ``shelfwise_app``,
@@ -43,8 +49,10 @@ if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
     from django.db.models import Model
 
-# Apps whose store-scoped tables the policy fences.
-RLS_APPS = ("ledger",)
+# Apps whose tables are looked up before a store is known (credentials, memberships): not fenced.
+RLS_EXEMPT_APPS = ("tenants",)
+# Tables without a store column that belong to a fenced parent: model label -> its parent foreign key.
+RLS_CHILDREN = {"audit.sqlstatement": "record"}
 POLICY_NAME = "store_isolation"
 SETTING = "app.store_id"
 DEFAULT_APP_ROLE = "shelfwise_app"
@@ -150,12 +158,10 @@ def is_postgres(connection: BaseDatabaseWrapper) -> bool:
 
 
 def rls_models(apps: Apps) -> list[type[Model]]:
-    """Concrete models of ``RLS_APPS`` with a ``store`` foreign key to ``tenants.Store``."""
+    """Concrete models, outside ``RLS_EXEMPT_APPS``, with a ``store`` foreign key to ``tenants.Store``."""
     found = []
-    for app_label in RLS_APPS:
-        try:
-            app_config = apps.get_app_config(app_label)
-        except LookupError:
+    for app_config in apps.get_app_configs():
+        if app_config.label in RLS_EXEMPT_APPS:
             continue
         for model in app_config.get_models():
             opts = model._meta
@@ -171,9 +177,35 @@ def rls_models(apps: Apps) -> list[type[Model]]:
     return found
 
 
+def rls_child_models(apps: Apps) -> list[type[Model]]:
+    """The installed models of ``RLS_CHILDREN`` (fenced through their parent row)."""
+    found = []
+    for label in RLS_CHILDREN:
+        try:
+            found.append(apps.get_model(label))
+        except LookupError:
+            continue
+    return found
+
+
+def fenced_tables(apps: Apps) -> list[str]:
+    """Every table the policy must cover."""
+    return [m._meta.db_table for m in (*rls_models(apps), *rls_child_models(apps))]
+
+
 def _targets(models: Iterable[type[Model]]) -> dict[str, str]:
     """db_table -> the store column, for the given models."""
     return {m._meta.db_table: m._meta.get_field("store").column for m in models}
+
+
+def _child_expression(model: type[Model], quote_name) -> str:
+    """A child row is visible while its parent row is (the parent's own policy applies inside)."""
+    field = model._meta.get_field(RLS_CHILDREN[model._meta.label_lower])
+    parent = field.related_model._meta
+    return (
+        f"EXISTS (SELECT 1 FROM {quote_name(parent.db_table)} AS parent "
+        f"WHERE parent.{quote_name(parent.pk.column)} = {quote_name(model._meta.db_table)}.{quote_name(field.column)})"
+    )
 
 
 def policy_expression(column: str, quote_name) -> str:
@@ -209,6 +241,14 @@ def role_exists(connection: BaseDatabaseWrapper, role: str) -> bool:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
         return cursor.fetchone() is not None
+
+
+def role_can_bypass(connection: BaseDatabaseWrapper, role: str) -> bool:
+    """Whether ``role`` is a superuser or has BYPASSRLS (then no policy applies to it)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = %s", [role])
+        row = cursor.fetchone()
+    return bool(row and row[0])
 
 
 def login_role_can_bypass(connection: BaseDatabaseWrapper) -> bool:
@@ -253,11 +293,14 @@ def ensure_app_role(connection: BaseDatabaseWrapper) -> None:
             cursor.execute(statement)
 
 
-def apply_policies(connection: BaseDatabaseWrapper, models: Iterable[type[Model]]) -> list[str]:
+def apply_policies(
+    connection: BaseDatabaseWrapper, models: Iterable[type[Model]], children: Iterable[type[Model]] = ()
+) -> list[str]:
     """Fence the models' existing tables (idempotent; touches only what is missing). Returns tables changed."""
-    targets = _targets(models)
-    status = table_status(connection, targets)
     qn = connection.ops.quote_name
+    expressions = {table: policy_expression(column, qn) for table, column in _targets(models).items()}
+    expressions.update({child._meta.db_table: _child_expression(child, qn) for child in children})
+    status = table_status(connection, expressions)
     changed = []
     with connection.cursor() as cursor:
         for table, state in sorted(status.items()):
@@ -268,7 +311,7 @@ def apply_policies(connection: BaseDatabaseWrapper, models: Iterable[type[Model]
             if not state.forced:
                 cursor.execute(f"ALTER TABLE {qn(table)} FORCE ROW LEVEL SECURITY")
             if not state.has_policy:
-                expression = policy_expression(targets[table], qn)
+                expression = expressions[table]
                 cursor.execute(
                     f"CREATE POLICY {qn(POLICY_NAME)} ON {qn(table)} AS PERMISSIVE FOR ALL TO PUBLIC "
                     f"USING ({expression}) WITH CHECK ({expression})"
@@ -281,7 +324,7 @@ def remove_policies(connection: BaseDatabaseWrapper, models: Iterable[type[Model
     """Undo ``apply_policies`` (the reverse of the migration)."""
     qn = connection.ops.quote_name
     with connection.cursor() as cursor:
-        for table in table_status(connection, _targets(models)):
+        for table in table_status(connection, [m._meta.db_table for m in models]):
             cursor.execute(f"DROP POLICY IF EXISTS {qn(POLICY_NAME)} ON {qn(table)}")
             cursor.execute(f"ALTER TABLE {qn(table)} NO FORCE ROW LEVEL SECURITY")
             cursor.execute(f"ALTER TABLE {qn(table)} DISABLE ROW LEVEL SECURITY")
@@ -293,11 +336,11 @@ def install(connection: BaseDatabaseWrapper, apps: Apps) -> None:
         return
     with bypass():
         ensure_app_role(connection)
-        apply_policies(connection, rls_models(apps))
+        apply_policies(connection, rls_models(apps), rls_child_models(apps))
 
 
 def install_after_migrate(sender, *, using: str = "default", apps: Apps | None = None, **kwargs) -> None:
-    """post_migrate: fence tables that migrations created after ``tenants.0003`` (later ledger models)."""
+    """post_migrate: fence tables that migrations created after ``tenants.0003`` (every later store table)."""
     from django.apps import apps as global_apps
     from django.db import connections
 

@@ -10,7 +10,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
 
 from tenants.errors import StoreNotFound
-from tenants.models import Membership, Store, StoreToken
+from tenants.models import Membership, ReportRecipient, Store, StoreToken
 
 
 def _is_member_candidate(user: AbstractBaseUser | AnonymousUser | None) -> bool:
@@ -68,3 +68,55 @@ def membership_get(*, user: AbstractBaseUser | AnonymousUser | None, store_id: o
 def token_list(*, store: Store) -> QuerySet[StoreToken]:
     """The store's tokens, newest first, active and revoked."""
     return StoreToken.objects.filter(store=store).select_related("created_by").order_by("-created_at", "-pk")
+
+
+# ---------------------------------------------------------------------------------------------
+# Email: verified owners and confirmed report recipients
+
+
+def _verified(emails: set[str]) -> set[str]:
+    """Which of these addresses (case-folded) their user has verified (allauth's email confirmation)."""
+    from allauth.account.models import EmailAddress
+
+    if not emails:
+        return set()
+    variants = emails | {email.lower() for email in emails}
+    rows = EmailAddress.objects.filter(verified=True, email__in=variants).values_list("email", flat=True)
+    return {email.casefold() for email in rows}
+
+
+def owner_emails(*, store: Store, verified_only: bool = True) -> list[str]:
+    """The store's owners' addresses, oldest membership first; by default only verified ones."""
+    owners = (
+        Membership.objects.filter(store=store, role=Membership.Role.OWNER)
+        .select_related("user")
+        .order_by("created_at", "pk")
+    )
+    emails = [m.user.email for m in owners if m.user.email]
+    if not verified_only:
+        return emails
+    verified = _verified(set(emails))
+    return [email for email in emails if email.casefold() in verified]
+
+
+def store_can_email(*, store: Store) -> bool:
+    """A store sends email (reports, invitations, confirmation links) only once an owner's address is verified."""
+    return bool(owner_emails(store=store))
+
+
+def report_recipients(*, store: Store) -> QuerySet[ReportRecipient]:
+    """The store's report recipients, confirmed or waiting, by address."""
+    return ReportRecipient.objects.filter(store=store).order_by("email", "pk")
+
+
+def report_addresses(*, store: Store) -> list[str]:
+    """Where the store's reports go: its confirmed recipients, else its owners' verified addresses."""
+    confirmed = [r.email for r in report_recipients(store=store) if r.confirmed_at is not None]
+    return confirmed or owner_emails(store=store)
+
+
+def report_address_allowed(*, store: Store, address: str) -> bool:
+    """Whether a report may go to ``address``: a confirmed recipient or a verified owner."""
+    wanted = address.strip().casefold()
+    confirmed = {r.email.casefold() for r in report_recipients(store=store) if r.confirmed_at is not None}
+    return wanted in confirmed or wanted in {email.casefold() for email in owner_emails(store=store)}

@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import logging
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -155,9 +155,10 @@ def _clean_scopes(scopes: list[str]) -> list[str]:
 
 @transaction.atomic
 def token_create(
-    *, store: Store, name: str, scopes: list[str], created_by: AbstractBaseUser | None = None
+    *, store: Store, name: str, scopes: list[str], created_by: AbstractBaseUser | None = None,
+    expires_at: datetime | None = None,
 ) -> tuple[StoreToken, str]:
-    """Create a store token; returns the row and the plaintext token, which is shown only once.
+    """Create a store token (optionally expiring); returns the row and the plaintext token, shown only once.
 
     Raises:
         InvalidScope: a scope is not one of ``api``, ``mcp``, ``orders:confirm`` (or none given).
@@ -179,6 +180,7 @@ def token_create(
         secret_hash=_hash_secret(secret),
         scopes=clean,
         created_by=created_by,
+        expires_at=expires_at,
     )
     logger.info("store token created: %s for store %s, scopes %s", prefix, store.pk, ",".join(clean))
     return token, f"{TOKEN_PREFIX}_{prefix}_{secret}"
@@ -229,7 +231,7 @@ def token_authenticate(*, raw: str, scope: str) -> StoreToken:
     # Hash even when the prefix is unknown, so the answer takes the same time.
     candidate = _hash_secret(secret)
     expected = token.secret_hash if token is not None else _hash_secret("")
-    if not hmac.compare_digest(candidate, expected) or token is None or token.revoked_at is not None:
+    if not hmac.compare_digest(candidate, expected) or token is None or not token.is_active:
         raise InvalidToken()
     if not token.has_scope(scope):
         raise MissingScope(scope)

@@ -41,6 +41,7 @@ def store_new(request: HttpRequest) -> HttpResponse:
                 owner_name=data["owner_name"],
                 timezone=data["timezone"],
                 currency=data["currency"],
+                business_type=data.get("business_type") or "grocery",
                 owner=request.user,
                 with_demo_catalog=data["catalog"] == StoreCreateForm.CATALOG_DEMO,
             )

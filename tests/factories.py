@@ -25,6 +25,24 @@ class UserFactory(factory.django.DjangoModelFactory):
         if create:
             user.save(update_fields=["password"])
 
+    @factory.post_generation
+    def platform_admin(user, create, extracted, **kwargs):
+        """``UserFactory(platform_admin=True)``: holds identity.platform_admin (not is_staff)."""
+        if create and extracted:
+            _grant(user, "platform_admin")
+
+    @factory.post_generation
+    def vendor(user, create, extracted, **kwargs):
+        """``UserFactory(vendor=True)``: holds identity.vendor."""
+        if create and extracted:
+            _grant(user, "vendor")
+
+
+def _grant(user, codename: str) -> None:
+    from django.contrib.auth.models import Permission
+
+    user.user_permissions.add(Permission.objects.get(content_type__app_label="identity", codename=codename))
+
 
 class StoreFactory(factory.django.DjangoModelFactory):
     class Meta:
@@ -54,6 +72,7 @@ class ProductFactory(factory.django.DjangoModelFactory):
         model = Product
 
     store = factory.SubFactory(StoreFactory)
+    sku = factory.Sequence(lambda n: f"F-{n:05d}")
     name = factory.Sequence(lambda n: f"Product {n}")
     aliases = factory.LazyFunction(list)
     unit = "1 kg bag"

@@ -62,38 +62,39 @@ def _session_client(user):
 def test_products_answer_with_stock_par_price_and_photo_fields(owner, shelves, store):
     response = _token_client(store).get("/api/v1/products")
     assert response.status_code == 200
-    by_name = {row["name"]: row for row in response.json()}
+    by_name = {row["name"]: row for row in response.json()["results"]}
     assert set(by_name) == {"Jaggery", "Frozen samosas"}
     jaggery = by_name["Jaggery"]
     assert jaggery["stock"] == 18  # the sale moved stock through the journal
     assert jaggery["par"] == 25 and jaggery["reorder_point"] == 6
     assert jaggery["price"] == "4.99"
     assert jaggery["aliases"] == ["gur"]
+    assert jaggery["sku"].startswith("P-") and jaggery["location"] == "Aisle 1, top shelf"
     assert "photo_url" in jaggery
 
 
 def test_search_matches_aliases_case_insensitively(shelves, store):
     response = _token_client(store).get("/api/v1/products", {"search": "GUR"})
-    assert [row["name"] for row in response.json()] == ["Jaggery"]
+    assert [row["name"] for row in response.json()["results"]] == ["Jaggery"]
 
 
 def test_owner_session_and_staff_session_see_their_store(owner, staff, shelves):
     for user in (owner, staff):
-        names = {row["name"] for row in _session_client(user).get("/api/v1/products").json()}
+        names = {row["name"] for row in _session_client(user).get("/api/v1/products").json()["results"]}
         assert names == {"Jaggery", "Frozen samosas"}
 
 
 def test_another_store_sees_only_its_own_rows_and_404_for_ours(other_owner, shelves, other_store):
     for client in (_token_client(other_store), _session_client(other_owner)):
-        names = {row["name"] for row in client.get("/api/v1/products").json()}
+        names = {row["name"] for row in client.get("/api/v1/products").json()["results"]}
         assert names == {"Secret sauce"}
         ours = client.get(f"/api/v1/products/{shelves['jaggery'].pk}")
         assert ours.status_code == 404
         assert ours.json()["error"]["code"] == "not_found"
         assert client.get(f"/api/v1/drafts/{shelves['draft'].pk}").status_code == 404
-        draft_ids = {row["id"] for row in client.get("/api/v1/drafts").json()}
+        draft_ids = {row["id"] for row in client.get("/api/v1/drafts").json()["results"]}
         assert draft_ids == {shelves["other_draft"].pk}
-        assert client.get("/api/v1/orders").json() == []
+        assert client.get("/api/v1/orders").json()["results"] == []
         assert client.get("/api/v1/sales/today").json()["receipts"] == 0
 
 
@@ -136,18 +137,18 @@ def test_sales_today_counts_receipts_revenue_and_top_sellers(shelves, store):
 
 def test_drafts_carry_status_and_lines_and_filter_by_status(shelves, store):
     client = _token_client(store)
-    drafts = client.get("/api/v1/drafts", {"status": "pending"}).json()
+    drafts = client.get("/api/v1/drafts", {"status": "pending"}).json()["results"]
     assert len(drafts) == 1
     lines = drafts[0]["lines"]
     assert [(line["product"], line["qty"]) for line in lines] == [("Frozen samosas", 18)]
     assert lines[0]["est_cost"] == "45.00"
-    assert client.get("/api/v1/drafts", {"status": "confirmed"}).json() == []
+    assert client.get("/api/v1/drafts", {"status": "confirmed"}).json()["results"] == []
 
 
 def test_orders_show_confirmed_drafts_with_lines(shelves, store):
     with use_store(store):
         services.draft_confirm(store=store, draft_id=shelves["draft"].pk, actor="user:1")
-    orders = _token_client(store).get("/api/v1/orders").json()
+    orders = _token_client(store).get("/api/v1/orders").json()["results"]
     assert len(orders) == 1
     assert orders[0]["draft"] == shelves["draft"].pk
     assert orders[0]["lines"][0]["qty"] == 18
@@ -169,8 +170,32 @@ def test_the_openapi_schema_lists_the_endpoints(db, owner):
     response = _session_client(owner).get("/api/v1/schema", HTTP_ACCEPT="application/json")
     assert response.status_code == 200
     body = response.content.decode()
-    for path in ("/api/v1/products", "/api/v1/sales/today", "/api/v1/drafts", "/api/v1/orders"):
+    for path in ("/api/v1/products", "/api/v1/sales/today", "/api/v1/drafts", "/api/v1/orders", "/api/v1/receipts",
+                 "/api/v1/receipts/{receipt_id}/refund", "/api/v1/receipts/{receipt_id}/void",
+                 "/api/v1/orders/{order_id}/receive"):
         assert path in body
+    assert "Idempotency-Key" in body and '"409"' in body
+
+
+def test_lists_are_paged_with_a_hard_maximum(shelves, store):
+    client = _token_client(store)
+    first = client.get("/api/v1/products", {"limit": 1}).json()
+    assert first["count"] == 2 and len(first["results"]) == 1 and "offset=1" in first["next"]
+    second = client.get(first["next"]).json()
+    assert {first["results"][0]["name"], second["results"][0]["name"]} == {"Jaggery", "Frozen samosas"}
+    huge = client.get("/api/v1/products", {"limit": 100000})
+    assert huge.status_code == 200 and "limit=200" in (huge.json()["next"] or "limit=200")
+
+
+def test_products_filter_by_category_code_and_archived(shelves, store):
+    client = _token_client(store)
+    jaggery = shelves["jaggery"]
+    assert [r["name"] for r in client.get("/api/v1/products", {"category": "frozen"}).json()["results"]] == ["Frozen samosas"]
+    assert [r["name"] for r in client.get("/api/v1/products", {"code": jaggery.sku}).json()["results"]] == ["Jaggery"]
+    with use_store(store):
+        services.product_archive(store=store, product=jaggery, actor="system:test")
+    assert [r["name"] for r in client.get("/api/v1/products").json()["results"]] == ["Frozen samosas"]
+    assert [r["name"] for r in client.get("/api/v1/products", {"archived": "only"}).json()["results"]] == ["Jaggery"]
 
 
 def test_healthz_answers_when_the_database_does(db):

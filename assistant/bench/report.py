@@ -208,6 +208,16 @@ def routing_text(summary: Any, *, list_misses: bool = True) -> str:
         f"Latency per utterance (wall clock, n={s.total}): median {_s(s.median_ms)}, p90 {_s(s.p90_ms)}"
         + (f"; router model call median {s.median_model_ms:.0f} ms" if s.median_model_ms is not None else "")
     )
+    if s.matched:
+        lines += [
+            f"Decided by the fast-path matcher: {rate_text(s.matched, s.total)}; the rest by the router model",
+            f"  the matcher's precision, action:      {rate_text(s.matched_action_ok, s.matched)}",
+            f"  the matcher's precision, action+item: {rate_text(s.matched_item_ok, s.matched)}",
+            f"  median per utterance: matcher {_s(s.matched_median_ms)}, model {_s(s.model_median_ms)}",
+        ]
+        if s.matcher_confusion:
+            lines.append("  the matcher's wrong answers (gold -> matcher: count):")
+            lines += [f"    {gold} -> {predicted}: {count}" for (gold, predicted), count in s.matcher_confusion]
     if s.confusion:
         lines.append("Confusion of the action misses (gold -> predicted: count):")
         lines += [f"  {gold} -> {predicted}: {count}" for (gold, predicted), count in s.confusion]
@@ -217,7 +227,7 @@ def routing_text(summary: Any, *, list_misses: bool = True) -> str:
             gold = score.item.action + (f" [{_gold_words(score.item)}]" if _gold_words(score.item) else "")
             lines.append(
                 f"  {score.item.id:<7} {_clip(score.item.say, 48):<48} gold {gold}; got {score.predicted}"
-                f" [{score.grounded}]"
+                f" [{score.grounded}]" + (" (matcher)" if score.decided_by == "matcher" else "")
             )
     return "\n".join(lines)
 

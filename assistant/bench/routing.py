@@ -102,6 +102,7 @@ class RouteScore:
     numbers_ok: bool | None  # None where the gold has no number
     ms: float
     model_ms: tuple[float, ...] = ()
+    decided_by: str = "model"  # "matcher" when the fast path answered without the router model
 
 
 def _names(grounding: Any) -> list[str]:
@@ -157,7 +158,7 @@ def numbers_match(item: RoutingItem, numbers: Sequence[int]) -> bool | None:
 
 
 def route_score(item: RoutingItem, *, words: Any, decision: Any, grounding: Any, ms: float,
-                model_ms: Sequence[float] = ()) -> RouteScore:
+                model_ms: Sequence[float] = (), decided_by: str = "model") -> RouteScore:
     """Score one routed utterance."""
     predicted = decision.action if decision is not None else INVALID
     action_ok = predicted == item.action
@@ -170,20 +171,21 @@ def route_score(item: RoutingItem, *, words: Any, decision: Any, grounding: Any,
         numbers_ok=numbers_match(item, tuple(getattr(words, "numbers", ()) or ())),
         ms=ms,
         model_ms=tuple(model_ms),
+        decided_by=decided_by,
     )
 
 
-def route_one(*, store: Any, item: RoutingItem, catalog: Any = None) -> RouteScore:
-    """Route one utterance through ``route_utterance`` and score it (with its wall-clock time)."""
+def route_one(*, store: Any, item: RoutingItem, catalog: Any = None, fast: bool = False) -> RouteScore:
+    """Route one utterance as a turn would (the fast path first when ``fast``) and score it, with its wall-clock time."""
     from assistant import model_log
-    from assistant.modes.router import route_utterance
+    from assistant.modes.router import route_request
 
     with model_log.collect() as exchanges:
         started = time.perf_counter()
-        words, decision, grounding = route_utterance(store=store, text=item.say, catalog=catalog)
+        routed = route_request(store=store, text=item.say, catalog=catalog, fast=fast)
         ms = (time.perf_counter() - started) * 1000
-    return route_score(item, words=words, decision=decision, grounding=grounding, ms=ms,
-                       model_ms=[exchange.duration_ms for exchange in exchanges])
+    return route_score(item, words=routed.words, decision=routed.decision, grounding=routed.grounding, ms=ms,
+                       model_ms=[exchange.duration_ms for exchange in exchanges], decided_by=routed.decided_by)
 
 
 @dataclass
@@ -208,6 +210,12 @@ class RoutingSummary:
     p90_ms: float | None
     median_model_ms: float | None
     misses: list[RouteScore] = field(default_factory=list)
+    matched: int = 0  # utterances the fast-path matcher decided
+    matched_action_ok: int = 0
+    matched_item_ok: int = 0
+    matcher_confusion: list[tuple[tuple[str, str], int]] = field(default_factory=list)  # its wrong answers
+    matched_median_ms: float | None = None
+    model_median_ms: float | None = None
 
 
 def routing_summary(scores: Sequence[RouteScore]) -> RoutingSummary:
@@ -221,6 +229,7 @@ def routing_summary(scores: Sequence[RouteScore]) -> RoutingSummary:
     requests = [s for s in scores if s.item.action != GENERAL]
     numbered = [s for s in scores if s.numbers_ok is not None]
     latencies = [s.ms for s in scores]
+    matched = [s for s in scores if s.decided_by == "matcher"]
     model_ms = [ms for s in scores for ms in s.model_ms]
     return RoutingSummary(
         total=len(scores),
@@ -236,4 +245,10 @@ def routing_summary(scores: Sequence[RouteScore]) -> RoutingSummary:
         p90_ms=percentile(latencies, 90),
         median_model_ms=percentile(model_ms, 50),
         misses=[s for s in scores if not s.item_ok],
+        matched=len(matched),
+        matched_action_ok=sum(s.action_ok for s in matched),
+        matched_item_ok=sum(s.item_ok for s in matched),
+        matcher_confusion=Counter((s.item.action, s.predicted) for s in matched if not s.action_ok).most_common(),
+        matched_median_ms=percentile([s.ms for s in matched], 50),
+        model_median_ms=percentile([s.ms for s in scores if s.decided_by != "matcher"], 50),
     )

@@ -1,7 +1,11 @@
 """The guard: an input check on every request and an output check on every model-written reply.
 
-Three layers, cheapest first; a confident answer stops the check there:
+Four layers, cheapest first; a confident answer stops the check there:
 
+0. ``rules`` (microseconds): the shapes of a prompt injection, on the text and on its base64,
+   rot13 and leetspeak decodings (``rules.py``). A hit is an injection. Before the next layers
+   read a request, the store's business type reads its own alarming-sounding stock words
+   ("boning knife", "kill switch", "codeine syrup") as "item" (``vocabulary.py``).
 1. ``classifier``: MiniLM embeddings and a logistic regression trained on guard_train.json
    (~20 ms). At or above ``unsafe_above``: unsafe. At or below ``safe_below``: safe.
 2. ``injection`` (input checks only): NanoGuard (~100 ms). At or above ``injection``: unsafe.
@@ -11,13 +15,17 @@ Three layers, cheapest first; a confident answer stops the check there:
 3. ``llm``: the guard role's model with the seed's prompt version 2 (1-3 s on a laptop CPU),
    only for what the classifier left uncertain.
 
-The thresholds are chosen by cross-validation on guard_train (``python manage.py guard_train``)
-and read from ``weights/guard.json``. An output check judges the reply together with its
+The thresholds are chosen on development data only (``python manage.py guard_train``: out-of-fold
+scores on the training sets and the separate dev set; never the evaluation or challenge sets),
+zero false positives on owner speech first, then recall, and read from ``weights/guard.json``.
+``check_data`` judges text a model will read that did not come from the owner or from code
+(catalog text, tool results): only for injections, since a hardware store's catalog may say
+"machete". An output check judges the reply together with its
 question, so "Does ghee cure diabetes?" → "Yes, ghee is in stock" is caught.
 
-When the LLM backend fails, the classifier decides alone at its middle threshold and the
-verdict's layer says ``classifier:llm_unavailable``; when the classifier cannot load, the LLM
-decides alone; when no layer can judge, the check fails closed (unsafe, ``unavailable``).
+Every layer a check needs must answer: when one cannot (a missing package, a model server
+down), the check fails closed (unsafe, category ``guard_unavailable``, layer ``unavailable:<layer>``)
+and the owner hears ``UNAVAILABLE_REFUSAL``, never a silent pass.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
@@ -38,9 +47,12 @@ from .dataset import TRAIN_SET, items_load
 from .encoders import GuardModelError
 from .injection import InjectionLayer
 from .judge import Judgement, LlmJudge
+from .rules import injection_rule
+from .vocabulary import VocabularyError, safe_terms_mask
 
 __all__ = [
     "REFUSAL",
+    "UNAVAILABLE_REFUSAL",
     "Guard",
     "GuardVerdict",
     "Thresholds",
@@ -51,11 +63,16 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 REFUSAL = "Sorry, I can't help with that. I can help with your store's stock, sales, orders and everyday questions."
+# A check that could not run refuses with this instead of letting the request through.
+UNAVAILABLE = "guard_unavailable"
+UNAVAILABLE_REFUSAL = "My safety check isn't working right now, so I can't do that. Nothing was changed; please try again soon."
 
 THRESHOLDS_FILE = WEIGHTS_DIR / "guard.json"
 
 # The longest request in guard_train.json has 19 words: past this, the injection layer always reads.
 CLASSIFIER_MAX_WORDS = 20
+# Catalog text and tool-result strings shorter than this are judged by the rules alone.
+DATA_MIN_WORDS = 12
 
 
 class Layer(Protocol):
@@ -94,14 +111,16 @@ class Thresholds:
         reply_unsafe_above: the same for an output check. The training set's only replies are
             about health, so the classifier leans unsafe on any reply; it blocks a reply alone
             only above every safe training reply, and the LLM judges the rest.
-        injection: a NanoGuard score at or above this is an injection.
-        fallback: the classifier's decision point when the LLM cannot answer.
+        injection: a NanoGuard score at or above this is an injection (in a request).
+        data_injection: the same for catalog text and tool results.
+        fallback: kept for old thresholds files; a check no longer falls back (it fails closed).
     """
 
     safe_below: float = 0.1
     unsafe_above: float = 0.9
     reply_unsafe_above: float = 0.9
     injection: float = 0.999
+    data_injection: float = 0.999
     fallback: float = 0.5
 
     @classmethod
@@ -132,6 +151,7 @@ class Guard:
         self._judge = judge
         self._judge_lock = threading.Lock()
         self.thresholds = thresholds or Thresholds.load()
+        self._data_scores: dict[str, tuple[str, float]] = {}
 
     @property
     def judge(self) -> JudgeLayer:
@@ -141,28 +161,61 @@ class Guard:
                     self._judge = LlmJudge.from_items(items_load(TRAIN_SET))
         return self._judge
 
-    def check_input(self, text: str) -> GuardVerdict:
-        """Judge a request before anything else runs."""
-        return self._check(text, None)
+    def check_input(self, text: str, *, business_type: str | None = None) -> GuardVerdict:
+        """Judge a request before anything else runs (``business_type``: whose safe vocabulary applies)."""
+        return self._check(text, None, business_type)
 
-    def check_output(self, question: str, reply: str) -> GuardVerdict:
+    def check_output(self, question: str, reply: str, *, business_type: str | None = None) -> GuardVerdict:
         """Judge a model-written reply together with the question it answers."""
-        return self._check(question, reply)
+        return self._check(question, reply, business_type)
 
-    def warm_up(self) -> None:
-        """Load every layer now (the LLM's static prompt goes into llama.cpp's cache).
+    def check_data(self, texts: Sequence[str]) -> GuardVerdict:
+        """Judge catalog text or a tool result a model will read: is any of it an injection?
 
-        A layer that cannot load is logged, not raised: the checks then decide without it.
+        Rules first, then NanoGuard on the texts it has not seen (remembered per process, so a
+        catalog is read once). Fails closed: a layer that cannot run makes the data unsafe.
         """
-        for layer in (self.classifier, self.injection, self.judge):
-            try:
-                layer.warm_up()
-            except (GuardModelError, InferenceError, ImportError, OSError) as exc:
-                logger.warning("Guard layer %s is unavailable: %s", layer.name, exc)
-
-    def _check(self, text: str, reply: str | None) -> GuardVerdict:
         started = time.perf_counter()
-        verdict = self._decide(text, reply)
+        verdict = self._data_decide([t for t in dict.fromkeys(texts) if t and t.strip()])
+        return GuardVerdict(safe=verdict.safe, category=verdict.category, layer=verdict.layer, score=verdict.score,
+                            duration_ms=(time.perf_counter() - started) * 1000)
+
+    def _data_decide(self, texts: list[str]) -> GuardVerdict:
+        seen = self._data_scores  # text -> (layer, score), remembered: a catalog is read once per process
+        unseen = [t for t in texts if t not in seen]
+        fresh = {t: ("rules:data", 1.0) for t in unseen if injection_rule(t)}
+        # NanoGuard scores short catalog words at random ("Namkeen mix" 0.99) and pads every text to
+        # 512 tokens: it reads only data long enough to hold an instruction the rules did not name.
+        fresh.update((t, ("rules", 0.0)) for t in unseen if t not in fresh and len(t.split()) < DATA_MIN_WORDS)
+        to_score = [t for t in unseen if t not in fresh]
+        if to_score:
+            try:
+                scores = self.injection.score_many(to_score)  # type: ignore[attr-defined]
+            except (GuardModelError, ImportError, OSError, RuntimeError, AttributeError) as exc:
+                logger.error("Guard injection layer unavailable for data, refusing: %s", exc)
+                return _unavailable("injection:data", exc)
+            fresh.update((t, ("injection:data", float(score))) for t, score in zip(to_score, scores, strict=True))
+        with self._judge_lock:
+            if len(seen) > 20_000:
+                seen.clear()
+            seen.update(fresh)
+        verdicts = [fresh.get(t) or seen.get(t) or ("rules", 0.0) for t in texts]
+        layer, top = max(verdicts, key=lambda v: v[1], default=("rules", 0.0))
+        if top >= self.thresholds.data_injection:
+            return GuardVerdict(safe=False, category="injection", layer=layer, score=top)
+        return GuardVerdict(safe=True, layer=layer, score=top)
+
+    def _check(self, text: str, reply: str | None, business_type: str | None) -> GuardVerdict:
+        started = time.perf_counter()
+        verdict = self._rules(text, reply)
+        if verdict is None:
+            try:
+                masked = safe_terms_mask(text, business_type)
+                masked_reply = safe_terms_mask(reply, business_type) if reply is not None else None
+            except (VocabularyError, OSError, ValueError) as exc:  # a broken pack: judge the words as said
+                logger.error("Guard vocabulary of %r unreadable: %s", business_type, exc)
+                masked, masked_reply = text, reply
+            verdict = self._decide(masked, masked_reply)
         duration_ms = (time.perf_counter() - started) * 1000
         return GuardVerdict(
             safe=verdict.safe,
@@ -172,71 +225,56 @@ class Guard:
             duration_ms=duration_ms,
         )
 
+    @staticmethod
+    def _rules(text: str, reply: str | None) -> GuardVerdict | None:
+        """An injection shape in the request, or a reply that recites its instructions."""
+        rule = injection_rule(text) if reply is None else injection_rule(reply)
+        if rule is None:
+            return None
+        return GuardVerdict(safe=False, category="injection", layer=f"rules:{rule}", score=1.0)
+
     def _decide(self, text: str, reply: str | None) -> GuardVerdict:
+        """Classifier, then NanoGuard, then the judge; a layer that is needed and fails refuses."""
         limits = self.thresholds
         if not text.strip() and not (reply or "").strip():
             return GuardVerdict(safe=True, layer="rules")
-
-        score: float | None
         try:
             score, category = self.classifier.judge(text, reply)
         except (GuardModelError, ImportError, OSError, ValueError) as exc:
-            logger.error("Guard classifier unavailable, asking the LLM alone: %s", exc)
-            score, category = None, "unknown"
-        unsafe_above = (
-            limits.unsafe_above if reply is None else limits.reply_unsafe_above
-        )
-        if score is not None and score >= unsafe_above:
-            return GuardVerdict(
-                safe=False, category=category, layer="classifier", score=score
-            )
+            return _unavailable("classifier", exc)
+        unsafe_above = limits.unsafe_above if reply is None else limits.reply_unsafe_above
+        if score >= unsafe_above:
+            return GuardVerdict(safe=False, category=category, layer="classifier", score=score)
 
-        confidently_safe = score is not None and score <= limits.safe_below
+        confidently_safe = score <= limits.safe_below
         familiar = len(text.split()) <= CLASSIFIER_MAX_WORDS
         if confidently_safe and (familiar or reply is not None):
-            return GuardVerdict(safe=True, layer="classifier", score=score or 0.0)
+            return GuardVerdict(safe=True, layer="classifier", score=score)
 
         # Injection is a property of what the owner typed, not of the reply.
         if reply is None:
             try:
                 injection = self.injection.score(text)
             except (GuardModelError, ImportError, OSError, RuntimeError) as exc:
-                logger.error("Guard injection layer unavailable: %s", exc)
-            else:
-                if injection >= limits.injection:
-                    return GuardVerdict(
-                        safe=False,
-                        category="injection",
-                        layer="injection",
-                        score=injection,
-                    )
+                return _unavailable("injection", exc)
+            if injection >= limits.injection and limits.injection < 1.0:  # 1.0: calibration switched it off
+                return GuardVerdict(safe=False, category="injection", layer="injection", score=injection)
         if confidently_safe:
-            return GuardVerdict(safe=True, layer="classifier", score=score or 0.0)
+            return GuardVerdict(safe=True, layer="classifier", score=score)
 
         try:
             judgement = self.judge.judge(text, reply)
         except (InferenceError, GuardModelError, ValueError, OSError) as exc:
-            logger.error("Guard LLM unavailable, the classifier decides alone: %s", exc)
-            if score is None:  # nothing left that can judge: refuse
-                return GuardVerdict(
-                    safe=False,
-                    category="guard_unavailable",
-                    layer="unavailable",
-                    score=1.0,
-                )
-            unsafe = score >= limits.fallback
-            return GuardVerdict(
-                safe=not unsafe,
-                category=category if unsafe else None,
-                layer="classifier:llm_unavailable",
-                score=score,
-            )
-        layer = "llm" if score is not None else "llm:classifier_unavailable"
+            return _unavailable("llm", exc)
         if not judgement.unsafe:
-            return GuardVerdict(safe=True, layer=layer, score=0.0)
-        return GuardVerdict(
-            safe=False, category=judgement.category or category, layer=layer, score=1.0
-        )
+            return GuardVerdict(safe=True, layer="llm", score=0.0)
+        return GuardVerdict(safe=False, category=judgement.category or category, layer="llm", score=1.0)
+
+
+def _unavailable(layer: str, exc: Exception) -> GuardVerdict:
+    """A layer the check needed could not run: refuse (fail closed), and say which."""
+    logger.error("Guard layer %s unavailable, refusing: %s", layer, exc)
+    return GuardVerdict(safe=False, category=UNAVAILABLE, layer=f"unavailable:{layer}", score=1.0)
 
 
 _guard: Guard | None = None

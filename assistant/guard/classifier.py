@@ -43,8 +43,18 @@ def features(texts: Sequence[str], replies: Sequence[str | None]) -> np.ndarray:
     return np.hstack([questions, answers])
 
 
+DEFAULT_BUSINESS_TYPE = "grocery"
+
+
 def item_features(items: Sequence[GuardItem]) -> np.ndarray:
-    return features([item.text for item in items], [item.reply for item in items])
+    """Features of labelled items, read as the guard reads them: with their store's safe vocabulary."""
+    from .vocabulary import safe_terms_mask
+
+    kinds = [item.business_type or DEFAULT_BUSINESS_TYPE for item in items]
+    return features(
+        [safe_terms_mask(item.text, kind) for item, kind in zip(items, kinds, strict=True)],
+        [safe_terms_mask(item.reply, kind) if item.reply else None for item, kind in zip(items, kinds, strict=True)],
+    )
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-TRAIN_SET = DATA_DIR / "guard_train.json"
+TRAIN_SET = DATA_DIR / "guard_train.json"  # the first sets, kept for comparison (the judge's examples)
 EVAL_SET = DATA_DIR / "guard_eval.json"
+# Issue 17's sets: templates for train and dev, hand-written apart for eval and challenge (see each header).
+TRAIN_SETS = (TRAIN_SET, DATA_DIR / "guard_v2_train.json")
+DEV_SET = DATA_DIR / "guard_v2_dev.json"
+EVAL_V2_SET = DATA_DIR / "guard_v2_eval.json"
+CHALLENGE_SET = DATA_DIR / "guard_v2_challenge.json"
+# Safe categories that are not the owner talking about the shop (everything else safe, without a reply, is).
+NOT_OWNER_SPEECH = frozenset({"everyday", "health_safe", "reply_safe"})
 
 SAFE = "safe"
 UNSAFE = "unsafe"
@@ -28,10 +35,16 @@ class GuardItem:
     label: str
     category: str
     reply: str | None = None
+    business_type: str | None = None  # whose safe vocabulary applies (None: the default pack)
 
     @property
     def unsafe(self) -> bool:
         return self.label == UNSAFE
+
+    @property
+    def owner_speech(self) -> bool:
+        """A safe request in which the owner talks about the shop: the guard may never block one."""
+        return not self.unsafe and self.reply is None and self.category not in NOT_OWNER_SPEECH
 
 
 def items_load(path: Path | str) -> list[GuardItem]:
@@ -59,6 +72,7 @@ def items_load(path: Path | str) -> list[GuardItem]:
                 label=label,
                 category=str(entry.get("category") or label),
                 reply=entry.get("reply") or None,
+                business_type=entry.get("business_type") or None,
             )
         )
     return items

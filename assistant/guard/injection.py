@@ -20,5 +20,11 @@ class InjectionLayer:
         # NanoGuard.scan pads to its 512-token window, as it was trained: the scores depend on it.
         return float(injection_model().scan(scanned).injection_score)
 
+    def score_many(self, texts: list[str]) -> list[float]:
+        """Scores of several texts in one batch (catalog names, tool result strings)."""
+        if not texts:
+            return []
+        return [float(r.injection_score) for r in injection_model().scan_batch(list(texts))]
+
     def warm_up(self) -> None:
         self.score("hello")

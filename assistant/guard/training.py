@@ -99,8 +99,24 @@ def band_choose(
     return best
 
 
+def band_calibrate(items: Sequence[GuardItem], scores: np.ndarray, *, miss_share: float = 0.01) -> BandChoice:
+    """The band from development scores: zero false positives first, then recall.
+
+    ``unsafe_above`` is the first grid value above every safe request's score (the classifier
+    alone then blocks no safe dev request); ``safe_below`` the highest grid value under which at
+    most ``miss_share`` of the unsafe requests fall. ``errors`` counts those unsafe requests.
+    """
+    safe = np.array([s for s, i in zip(scores, items) if not i.unsafe])
+    unsafe = np.sort([s for s, i in zip(scores, items) if i.unsafe])
+    high = next((g for g in GRID if g > safe.max(initial=0.0)), 0.99)
+    allowed = int(len(unsafe) * miss_share)
+    low = max([g for g in GRID if g < high and (unsafe <= g).sum() <= allowed], default=GRID[0])
+    inside = int(((scores > low) & (scores < high)).sum())
+    return BandChoice(low, high, float((unsafe <= low).sum()), inside, inside)
+
+
 def injection_threshold(safe_scores: Sequence[float]) -> float:
-    """The lowest NanoGuard threshold that no safe training request reaches."""
+    """The lowest NanoGuard threshold that no safe development request reaches (1.0: never block)."""
     top = max(safe_scores, default=0.0)
     for threshold in INJECTION_GRID:
         if threshold > top:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from assistant.guard.data import data_check, result_texts
 from assistant.types import EventKind, Outcome, ToolCallView
 from mcp_gateway.execution import ToolResult, execute_tool
 from mcp_gateway.policy import Caller
@@ -56,6 +57,8 @@ class TurnContext:
             name, arguments, store=self.store, caller=caller or self.caller,
             policy=self.policy if policy is _TURN_POLICY else policy, idempotency_key=idempotency_key,
         )
+        # A model may read the result next: data from the books must not carry instructions.
+        data_check(result_texts(result.data), source=f"tool:{name}")
         view = ToolCallView(
             tool=name,
             arguments=dict(arguments or {}),
@@ -88,6 +91,8 @@ class ModeOutcome:
         offered_draft_id: a draft this turn put on offer (a fresh yes next turn confirms it).
         last_product: the product this turn was about, for "it" next turn.
         guide: the audio guide played, so "another one" plays a different one.
+        route: who decided the action ({"decided_by": "matcher"|"model", "source", "confidence"}),
+            for the router; empty for modes without a fast path.
     """
 
     action: str | None
@@ -99,6 +104,7 @@ class ModeOutcome:
     last_product: str | None = None
     topic: str | None = None
     guide: str | None = None
+    route: dict[str, Any] = field(default_factory=dict)
 
 
 class TurnMode(Protocol):

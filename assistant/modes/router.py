@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -18,6 +18,7 @@ from assistant import router_prompt as prompts
 from assistant.actions import ACTIONS, Decision
 from assistant.grounding import Grounding, ground
 from assistant.inference.base import InferenceError, ModelRequest, Role
+from assistant.matcher.route import DecidedBy, fast_path
 from assistant.model_log import ask
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.types import EventKind, Outcome
@@ -41,18 +42,27 @@ class RouterMode:
 
     def handle(self, ctx: TurnContext) -> ModeOutcome:
         pack = prompts.router_pack(ctx.store.business_type.slug)
-        try:
-            decision = self.decide(ctx, pack)
-        except InferenceError:
-            return ModeOutcome(action=None, reply=UNAVAILABLE, outcome=Outcome.ERROR)
+        matched = fast_path(business_type=pack.business_type, words=ctx.words, catalog=ctx.catalog,
+                            lexicon=ctx.lexicon, last_action=ctx.state.last_action, last_product=ctx.state.last_product)
+        route = {"decided_by": DecidedBy.MATCHER if matched else DecidedBy.MODEL,
+                 **(matched.as_dict() if matched else {})}
+        if matched is not None:
+            decision: Decision | None = matched.decision
+        else:
+            try:
+                decision = self.decide(ctx, pack)
+            except InferenceError:
+                return ModeOutcome(action=None, reply=UNAVAILABLE, outcome=Outcome.ERROR, route=route)
         if decision is None:
-            return ModeOutcome(action=None, reply=CLARIFY, outcome=Outcome.CLARIFIED)
+            return ModeOutcome(action=None, reply=CLARIFY, outcome=Outcome.CLARIFIED, route=route)
         decision, _ = refine(decision, ctx.words, ground(ctx.words.text, catalog=ctx.catalog, lexicon=ctx.lexicon,
                                                          last_product=ctx.state.last_product or None,
                                                          hint=decision.item))
         ctx.emit(EventKind.ACTION, {"action": decision.action, "item": decision.item, "ask": decision.ask,
-                                    "topic": decision.topic, "kind": decision.kind})
-        return ACTIONS[decision.action](ctx, decision)
+                                    "topic": decision.topic, "kind": decision.kind, **route})
+        outcome = ACTIONS[decision.action](ctx, decision)
+        outcome.route = route
+        return outcome
 
     def messages(self, ctx: TurnContext, pack: prompts.RouterPack) -> list[dict[str, str]]:
         entries = ctx.catalog.entries
@@ -113,9 +123,7 @@ def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, G
     elif action == "general" and named and _LOOKUP.search(text):
         # The general model has no store facts and must not be asked for them.
         decision = replace(decision, action="find_product")
-    elif action == "low_stock" and named:
-        decision = replace(decision, action="find_product", ask=decision.ask or "available")
-    elif action == "draft_restock" and named and not OwnerWords(text=text, numbers=words.numbers).asks_order:
+    elif action == "low_stock" and named or action == "draft_restock" and named and not OwnerWords(text=text, numbers=words.numbers).asks_order:
         decision = replace(decision, action="find_product", ask=decision.ask or "available")
     elif action in ("list_products", "find_product", "general") and not named and _NUTRITION.search(text):
         # Food and nutrition questions are answered by the nutrition guides (the pack's action 9).
@@ -149,12 +157,22 @@ def _validate(value: Any, schema: dict[str, Any]) -> tuple[str | None, Decision 
                           kind=value.get("kind"))
 
 
-def route_utterance(*, store, text: str, last_product: str = "", last_action: str = "", catalog=None):
+def route_utterance(*, store, text: str, last_product: str = "", last_action: str = "", catalog=None,
+                    fast: bool = False):
     """Route one utterance without running any tool: (normalised words, decision or None, grounding).
 
     For the routing set and prompt work: the same normalisation, prompt, schema, validation and
-    repair as a real turn, then the same code-side grounding of the product words.
+    repair as a real turn, then the same code-side grounding of the product words. With ``fast``
+    the fast-path matcher answers first where it is sure (``route_request`` says which decided).
     """
+    routed = route_request(store=store, text=text, last_product=last_product, last_action=last_action,
+                           catalog=catalog, fast=fast)
+    return routed.words, routed.decision, routed.grounding
+
+
+def route_request(*, store, text: str, last_product: str = "", last_action: str = "", catalog=None,
+                  fast: bool = True) -> RoutedRequest:
+    """``route_utterance`` with who decided: the fast-path matcher (when ``fast`` and it is sure) or the model."""
     from types import SimpleNamespace
 
     from assistant.grounding import Catalog
@@ -171,10 +189,24 @@ def route_utterance(*, store, text: str, last_product: str = "", last_action: st
         state=SimpleNamespace(last_product=last_product, last_action=last_action),
     )
     pack = prompts.router_pack(store.business_type.slug)
-    decision = RouterMode().decide(ctx, pack)
+    matched = fast_path(business_type=pack.business_type, words=words, catalog=catalog, lexicon=lexicon,
+                        last_action=last_action, last_product=last_product, enabled=True) if fast else None
+    decision = matched.decision if matched is not None else RouterMode().decide(ctx, pack)
     grounding = None
     if decision is not None:
         grounding = ground(words.text, catalog=catalog, lexicon=lexicon, last_product=last_product or None,
                            hint=decision.item)
         decision, grounding = refine(decision, words, grounding)
-    return words, decision, grounding
+    return RoutedRequest(words=words, decision=decision, grounding=grounding,
+                         decided_by=DecidedBy.MATCHER if matched else DecidedBy.MODEL, match=matched)
+
+
+@dataclass(frozen=True)
+class RoutedRequest:
+    """One routed utterance: the words, the decision (None: invalid twice), its grounding and who decided."""
+
+    words: Any
+    decision: Decision | None
+    grounding: Grounding | None
+    decided_by: str
+    match: Any = None

@@ -25,6 +25,8 @@ class AudioFormat(StrEnum):
 
 # Containers FFmpeg may report for each accepted format; anything else is refused, not guessed at.
 _CONTAINERS = {"wav", "ogg", "matroska", "webm", "matroska,webm"}
+# The one FFmpeg demuxer each format is opened with.
+_DEMUXERS = {AudioFormat.WEBM: "matroska", AudioFormat.OGG: "ogg", AudioFormat.WAV: "wav"}
 MIN_RATE, MAX_RATE = 8_000, 48_000
 MIN_SECONDS = 0.1
 
@@ -54,7 +56,7 @@ def decode_audio(data: bytes, *, audio_format: str, max_seconds: float, sample_r
     if fmt is AudioFormat.PCM16:
         samples = pcm16_samples(data, sample_rate=sample_rate, max_seconds=max_seconds)
     else:
-        samples = _decode_container(data, max_seconds=max_seconds)
+        samples = _decode_container(data, demuxer=_DEMUXERS[fmt], max_seconds=max_seconds)
     if len(samples) < MIN_SECONDS * SAMPLE_RATE:
         raise SpeechError(SpeechErrorCode.EMPTY, EMPTY)
     return samples
@@ -83,11 +85,31 @@ def resample(samples: np.ndarray, *, sample_rate: int) -> np.ndarray:
     return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, dtype=np.float32)
 
 
-def _decode_container(data: bytes, *, max_seconds: float) -> np.ndarray:
+# Leading bytes of audio containers (told apart from non-audio without asking FFmpeg to probe).
+_SIGNATURES = (b"ID3", b"\xff\xfb", b"\xff\xf3", b"\xff\xf2", b"fLaC", b"OggS", b"\x1a\x45\xdf\xa3", b"#!AMR")
+
+
+_OWN_SIGNATURE = {"matroska": b"\x1a\x45\xdf\xa3", "ogg": b"OggS", "wav": b"RIFF"}
+
+
+def _other_audio_signature(data: bytes, demuxer: str) -> bool:
+    """Whether ``data`` starts like an audio container other than ``demuxer``'s (a broken file of the
+    named format is 'not audio'; a recording in another format is 'unsupported')."""
+    head = data[:12]
+    if head.startswith(_OWN_SIGNATURE[demuxer]):
+        return False
+    return head.startswith(_SIGNATURES) or (head[:4] == b"RIFF" and head[8:12] == b"WAVE") or head[4:8] == b"ftyp"
+
+
+def _decode_container(data: bytes, *, demuxer: str, max_seconds: float) -> np.ndarray:
     limit = int(max_seconds * SAMPLE_RATE)
     try:
-        container = av.open(io.BytesIO(data), mode="r", metadata_errors="ignore")
+        # The demuxer is named: FFmpeg does not probe its others (playlist formats such as HLS or
+        # concat would open URLs), and bytes that are not that format are refused.
+        container = av.open(io.BytesIO(data), mode="r", format=demuxer, metadata_errors="ignore")
     except (av.error.FFmpegError, ValueError, OSError):
+        if _other_audio_signature(data, demuxer):
+            raise SpeechError(SpeechErrorCode.UNSUPPORTED, UNSUPPORTED) from None  # audio, another format
         raise SpeechError(SpeechErrorCode.NOT_AUDIO, NOT_AUDIO) from None
     try:
         if container.format.name not in _CONTAINERS:

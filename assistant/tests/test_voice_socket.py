@@ -380,3 +380,23 @@ def test_a_recording_ended_by_the_client_is_decoded_and_transcribed(owner, demo,
     assert call["tool"] == "get_inventory" and call["arguments"] == {"item": "Mustard oil"}
     assert frames[-1]["result"]["action"] == "find_product"
     assert [t.channel for t in _turns(demo)] == ["voice"]
+
+
+def test_a_member_removed_from_the_store_has_their_open_socket_closed_at_once(store, owner, staff):
+    from channels.db import database_sync_to_async
+
+    from tenants.members import member_remove
+    from tenants.models import Membership
+
+    cookie = session_cookie(staff)
+    membership = Membership.objects.get(store=store, user=staff)
+
+    async def scenario():
+        socket = await open_socket(store.slug, cookie=cookie)
+        assert (await socket.receive_json_from(timeout=10))["type"] == "ready"
+        await database_sync_to_async(member_remove)(store=store, membership_id=membership.pk, actor=f"user:{owner.pk}")
+        closed = await socket.receive_output(timeout=10)
+        await socket.disconnect()
+        return closed
+
+    assert _run(scenario) == {"type": "websocket.close", "code": 4403}

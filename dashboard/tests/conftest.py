@@ -1,4 +1,4 @@
-"""A platform admin (a staff user, not a store member) and a browser session signed in as them."""
+"""A platform admin (identity.platform_admin, not a store member) and a browser session signed in as them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from tests.factories import UserFactory
 
 @pytest.fixture
 def admin(db):
-    return UserFactory(username="olga", email="olga@shelfwise.example", is_staff=True)
+    return UserFactory(username="olga", email="olga@shelfwise.example", platform_admin=True)
 
 
 @pytest.fixture

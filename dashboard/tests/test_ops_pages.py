@@ -74,9 +74,10 @@ def _bulk_turns(store, n, *, mode="router", outcome="answered"):
                          arguments={"item": f"Product {i}"}, result={"ok": True}, outcome="ok", duration_ms=1.5,
                          statements=[CapturedStatement("SELECT 1", 0.1), CapturedStatement("SELECT 2", 0.2)],
                          conversation=turn.conversation, mode=mode, turn_id=turn.pk)
-        Record.objects.create(store=store, turn=turn, conversation=turn.conversation, kind=Record.Kind.MODEL_CALL,
-                              channel="api", mode=mode, actor="test", name="router", outcome="ok",
-                              duration_ms=100 + i, arguments={"messages": []}, result={"text": "{}"})
+        with use_store(store):
+            Record.objects.create(store=store, turn=turn, conversation=turn.conversation, kind=Record.Kind.MODEL_CALL,
+                                  channel="api", mode=mode, actor="test", name="router", outcome="ok",
+                                  duration_ms=100 + i, arguments={"messages": []}, result={"text": "{}"})
         turn_finish(turn=turn, normalized=turn.text, action="find_product", reply="Aisle 1.", outcome=outcome,
                     latency_ms=200 + i, stages={"mode": 150.0}, result={})
 
@@ -195,7 +196,8 @@ def test_the_audit_explorer_pages_through_many_turns(admin_client, store):
 def test_a_turns_detail_shows_every_step_in_order_with_timings(admin_client, store, models):
     _demo(store)
     result = _say(store, "um where did we keep the haldi")
-    turn = Turn.objects.get(store=store, conversation=result.conversation, index=result.turn)
+    with use_store(store):
+        turn = Turn.objects.get(store=store, conversation=result.conversation, index=result.turn)
 
     response = admin_client.get(f"/ops/audit/turns/{turn.pk}/")
 
@@ -452,7 +454,7 @@ def test_without_a_broker_the_run_goes_to_a_background_thread_and_the_request_re
     """Celery is eager here (no broker): the page must still answer before the run ends."""
     from dashboard import tasks
 
-    admin = UserFactory(username="olga", is_staff=True)
+    admin = UserFactory(username="olga", platform_admin=True)
     client = Client()
     client.force_login(admin)
     response = client.post("/ops/metrics/bench/", {"suite": "owner_session.json", "mode": "router", "limit": "1"},
@@ -477,12 +479,13 @@ def test_admin_pages_make_a_bounded_number_of_queries_whatever_the_data(admin_cl
     others = [StoreFactory() for _ in range(3)]
     for s in [store, *others]:
         _bulk_turns(s, 3)
-    with django_assert_max_num_queries(12):
+    # 12 before the platform-admin permission check, which reads the user's and groups' permissions.
+    with django_assert_max_num_queries(14):
         small = admin_client.get(url)
     assert small.status_code == 200
     for s in [StoreFactory() for _ in range(20)]:
         _bulk_turns(s, 4, mode="native")
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(14):
         large = admin_client.get(url)
     assert large.status_code == 200
 
@@ -495,7 +498,8 @@ def test_a_turns_detail_makes_a_bounded_number_of_queries_however_many_steps(adm
                          result={}, outcome="ok", duration_ms=1,
                          statements=[CapturedStatement(f"SELECT {j}", 0.1) for j in range(5)],
                          conversation="c", mode="router", turn_id=turn.pk)
-    assert SqlStatement.objects.filter(record__turn=turn).count() == 200
-    with django_assert_max_num_queries(8):
+    with use_store(store):
+        assert SqlStatement.objects.filter(record__turn=turn).count() == 200
+    with django_assert_max_num_queries(10):  # 8 + the permission check's two
         response = admin_client.get(f"/ops/audit/turns/{turn.pk}/")
     assert response.status_code == 200 and response.context["sql_count"] == 200

@@ -58,6 +58,11 @@ def make_draft(store, items, *, source: str = ReorderDraft.Source.ASSISTANT) -> 
 
 
 def make_turn(store, text: str, reply: str, *, tool: str = "get_inventory", conversation: str = "conv-1") -> Turn:
+    with use_store(store):  # the audit is fenced too: write it as its own store, whatever the test's store
+        return _make_turn(store, text, reply, tool=tool, conversation=conversation)
+
+
+def _make_turn(store, text: str, reply: str, *, tool: str, conversation: str) -> Turn:
     turn = turn_start(store=store, conversation=conversation, index=1, mode="router", channel="assistant",
                       actor="user:1", text=text)
     Record.objects.create(
@@ -172,7 +177,7 @@ def make_catalog(store, n: int, *, low_every: int = 10) -> None:
     """``n`` products named "Item 000".."Item n-1"; every ``low_every``-th is low (stock 1, reorder at 5)."""
     with use_store(store):
         Product.objects.bulk_create(
-            Product(store=store, name=f"Item {i:03}", unit="1 kg bag", category="Staples", location="Aisle 9",
+            Product(store=store, sku=f"I-{i:03}", name=f"Item {i:03}", unit="1 kg bag", category="Staples", location="Aisle 9",
                     stock=1 if i % low_every == 0 else 20, par_level=30, reorder_point=5, price="1.99",
                     unit_cost="1.00")
             for i in range(n)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard.views import owner
+from dashboard.views import catalog, owner, till
 
 app_name = "owner"
 
@@ -8,7 +8,19 @@ urlpatterns = [
     path("inventory/", owner.inventory, name="inventory"),
     path("inventory/<int:product_id>/", owner.product_journal, name="product"),
     path("inventory/<int:product_id>/count", owner.stock_count, name="stock-count"),
+    path("inventory/new", catalog.product_new, name="product-new"),
+    path("inventory/<int:product_id>/edit", catalog.product_edit, name="product-edit"),
+    path("inventory/<int:product_id>/archive", catalog.product_active, {"active": False}, name="product-archive"),
+    path("inventory/<int:product_id>/restore", catalog.product_active, {"active": True}, name="product-restore"),
+    path("inventory/<int:product_id>/photo", catalog.product_photo, name="product-photo"),
+    path("catalog/import/", catalog.catalog_import, name="catalog-import"),
+    path("catalog/imports/<int:import_id>/", catalog.import_detail, name="import"),
+    path("catalog/imports/<int:import_id>/apply", catalog.import_apply, name="import-apply"),
+    path("catalog/imports/<int:import_id>/preview", catalog.import_repreview, name="import-preview"),
+    path("catalog/export.csv", catalog.catalog_export, name="catalog-export"),
     path("sales/", owner.sales, name="sales"),
+    path("sales/new", till.sale_new, name="sale-new"),
+    path("orders/<int:order_id>/receive", till.order_receive, name="order-receive"),
     path("approvals/", owner.approvals, name="approvals"),
     path("approvals/draft-low", owner.draft_low, name="draft-low"),
     path("approvals/<int:draft_id>/approve", owner.draft_approve, name="draft-approve"),

@@ -1,22 +1,17 @@
-"""The platform admin's pages (staff users): stores, the audit explorer, a turn's detail, metrics.
+"""The platform admin's pages: stores, the audit explorer, a turn's detail, metrics.
 
-Signed-out visitors are sent to the login page; signed-in users who are not staff get the 403
-page. These are cross-store reads, the platform maintenance that ``tenants.rls.bypass()`` is
-for: each staff view runs (and renders) inside it. Today the audit tables are not under
-row-level security (``tenants.rls.RLS_APPS`` is the ledger) and nothing here reads the ledger,
-so the bypass changes nothing yet; it keeps these pages whole if the audit is fenced later.
+Only holders of ``identity.platform_admin`` (not ``is_staff``; vendors get nothing here).
+Signed-out visitors are sent to the login page; anyone else gets the 403 page. These are
+cross-store reads, the platform maintenance that ``tenants.rls.bypass()`` is for: each view runs
+(and renders) inside it, since the audit tables are fenced by row-level security too.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from django import forms
-from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, Exists, OuterRef, Prefetch
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -34,7 +29,7 @@ from dashboard.tasks import (
     progress_get,
     suite_names,
 )
-from tenants import rls
+from identity.permissions import platform_admin_required
 from tenants.models import Store
 
 PAGE_SIZE = 50
@@ -42,20 +37,8 @@ STORES_PAGE_SIZE = 50
 OUTCOMES = ("answered", "clarified", "refused", "blocked", "error", "running")
 
 
-def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Staff only: signed out -> the login page; signed in but not staff -> 403."""
-
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        user = request.user
-        if not user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not (user.is_active and user.is_staff):
-            raise PermissionDenied("Platform admins only.")
-        with rls.bypass():  # the view renders inside: lazy querysets run here too
-            return view(request, *args, **kwargs)
-
-    return wrapped
+# Platform admins only (identity.platform_admin, not is_staff); each view runs inside rls.bypass().
+staff_required = platform_admin_required
 
 
 def _page_number(request: HttpRequest) -> int:

@@ -22,6 +22,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_GET, require_POST
 
+from audit.services import refusal_record
 from dashboard import selectors
 from dashboard.forms import InventorySearchForm, ReportSendForm, StockCountForm
 from ledger import selectors as ledger_selectors
@@ -334,6 +335,8 @@ def _decide(request: HttpRequest, draft_id: int, *, approve: bool) -> HttpRespon
     store = request.store
     if not _is_owner(request):
         message = "Only the store's owner can approve or decline reorders."
+        refusal_record(store=store, channel="dashboard", actor=_actor(request), name="draft_approve" if approve else
+                       "draft_decline", message=message, data={"draft": draft_id})
         if _wants_json(request):
             return JsonResponse({"ok": False, "message": message, "draft": None}, status=403)
         return render(request, "dashboard/forbidden.html", {"section": "approvals", "message": message}, status=403)
@@ -434,11 +437,12 @@ def report_send(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Choose the inventory or the sales report.")
         return _reports_page(request, status=400)
     try:
-        delivery = services.report_send(store=request.store, kind=form.cleaned_data["kind"], actor=_actor(request))
+        deliveries = services.report_send(store=request.store, kind=form.cleaned_data["kind"], actor=_actor(request))
     except LedgerError as exc:
         messages.error(request, exc.message)
         return _reports_page(request, status=409)
-    messages.success(request, f"{delivery.get_kind_display()} sent to {delivery.recipient}.")
+    to = ", ".join(delivery.recipient for delivery in deliveries)
+    messages.success(request, f"{deliveries[0].get_kind_display()} sent to {to}.")
     return redirect("owner:reports")
 
 

@@ -1,9 +1,10 @@
 """Vendors' pages: business types, their numbered actions, lexicon, and the router prompt they generate.
 
-Who sees what: staff (platform admins and vendors, ``is_staff``) see every business type and
-can preview the prompt for any store; a signed-in member of a store sees the business types of
-their own stores and the prompt of those stores only. Anyone else gets the 403 page; signed-out
-visitors go to the login page.
+Who sees what: platform admins (``identity.platform_admin``) see every business type and can
+preview the prompt for any store; vendors (``identity.vendor``) see every business type and the
+prompt of stores they belong to (a prompt holds a store's catalog); a signed-in member of a store
+sees the business types of their own stores and the prompt of those stores only. ``is_staff``
+grants nothing. Anyone else gets the 403 page; signed-out visitors go to the login page.
 
 The prompt is built by the router itself (``RouterMode.messages``) from the store's catalog, so
 the page shows exactly what the model sees. The catalog is ledger data under row-level security
@@ -25,6 +26,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from identity.permissions import is_platform_admin, is_vendor
 from tenants.models import BusinessType, Store
 
 DEFAULT_SAY = "where did we put the haldi"
@@ -33,29 +35,29 @@ STORE_CHOICES_LIMIT = 500
 
 
 def member_or_staff(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Signed out -> login; signed in without staff rights or any store -> 403."""
+    """Signed out -> login; signed in without a platform role or any store -> 403."""
 
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         user = request.user
         if not user.is_authenticated:
             return redirect_to_login(request.get_full_path())
-        if not user.is_active or not (user.is_staff or user.memberships.exists()):
-            raise PermissionDenied("Business types are for platform staff and store members.")
+        if not user.is_active or not (is_platform_admin(user) or is_vendor(user) or user.memberships.exists()):
+            raise PermissionDenied("Business types are for platform admins, vendors and store members.")
         return view(request, *args, **kwargs)
 
     return wrapped
 
 
 def visible_stores(user) -> QuerySet[Store]:
-    """The stores whose prompt ``user`` may see: all for staff, else the stores they belong to."""
+    """The stores whose prompt ``user`` may see: all for platform admins, else the stores they belong to."""
     stores = Store.objects.select_related("business_type").order_by("name", "pk")
-    return stores if user.is_staff else stores.filter(memberships__user=user)
+    return stores if is_platform_admin(user) else stores.filter(memberships__user=user)
 
 
 def visible_types(user) -> QuerySet[BusinessType]:
     types = BusinessType.objects.all()
-    if user.is_staff:
+    if is_platform_admin(user) or is_vendor(user):
         return types
     return types.filter(stores__memberships__user=user).distinct()
 

@@ -1,128 +1,193 @@
-"""Creating products and their shelf photos."""
+"""The catalog: adding, editing, archiving and restoring products.
+
+Every edit raises the product's ``version``; an edit names the version it was made over, so two
+people editing the same product cannot silently overwrite each other (the second gets
+``EditConflict``). Stock never changes here except a new product's opening count: counts go
+through ``stock_set``, sales through receipts, deliveries through orders.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-import io
-from collections.abc import Iterable
-from decimal import Decimal
+from typing import Any
 
-from django.core.files.base import ContentFile
 from django.db import transaction
-from django.utils.text import slugify
+from django.db.models import Max
 from django.utils.translation import gettext as _
-from PIL import Image, UnidentifiedImageError
 
-from ledger.errors import InvalidInput, NotFound
+from ledger.errors import EditConflict, InvalidInput, NotFound
 from ledger.models import Product, StockEntry
 from ledger.scope import store_scope
-from ledger.services import checks
+from ledger.services import checks, product_fields
 from ledger.services.journal import journal_append
+from ledger.services.locks import store_lock
+from ledger.services.product_fields import InvalidField
 from tenants.models import Store
 
-MAX_ALIASES = 20
-MAX_PHOTO_BYTES = 5 * 1024 * 1024
-_PHOTO_FORMATS = {"PNG": "png", "JPEG": "jpg", "WEBP": "webp"}
+_SKU_ATTEMPTS = 1000
 
 
-def _aliases(values: Iterable[str], *, name: str) -> list[str]:
-    if isinstance(values, str):
-        raise InvalidInput(_("Aliases are a list of names."))
-    seen = {name.casefold()}
-    cleaned: list[str] = []
-    for value in values:
-        alias = checks.text(value, what="alias", max_length=120)
-        if alias.casefold() not in seen:
-            seen.add(alias.casefold())
-            cleaned.append(alias)
-    if len(cleaned) > MAX_ALIASES:
-        raise InvalidInput(_("A product can have at most %(max)s aliases.") % {"max": MAX_ALIASES})
-    return cleaned
+def _next_sku(store: Store) -> str:
+    """A free ``P-00001``-style SKU for a product added without one (the store is locked)."""
+    top = Product.objects.filter(store=store, sku__regex=r"^P-[0-9]+$").aggregate(top=Max("sku"))["top"]
+    start = int(top[2:]) + 1 if top else 1
+    for number in range(start, start + _SKU_ATTEMPTS):
+        candidate = f"P-{number:05d}"
+        if not Product.objects.filter(store=store, sku=candidate).exists():
+            return candidate
+    raise InvalidInput(_("Give the product a SKU."))
+
+
+def _check_unique(store: Store, fields: dict[str, Any], *, exclude: int | None = None) -> None:
+    """Name, SKU and barcode are each unique in the store (names and codes compared without case).
+
+    Raises:
+        InvalidField: another product of the store already has one of them.
+    """
+    others = Product.objects.filter(store=store)
+    if exclude is not None:
+        others = others.exclude(pk=exclude)
+    checks_ = [("name", "name__iexact"), ("sku", "sku__iexact"), ("barcode", "barcode__iexact")]
+    for field, lookup in checks_:
+        value = fields.get(field)
+        if not value:
+            continue
+        clash = others.filter(**{lookup: value}).values_list("name", "sku").first()
+        if clash is not None:
+            raise InvalidField(
+                field,
+                _("%(value)s is already used by %(name)s (SKU %(sku)s)") % {"value": value, "name": clash[0], "sku": clash[1]},
+            )
+
+
+def _with_location(fields: dict[str, Any]) -> dict[str, Any]:
+    fields["location"] = product_fields.location_of(
+        aisle=fields.get("aisle", ""), shelf=fields.get("shelf", ""), position=fields.get("position", "")
+    )
+    return fields
 
 
 def product_create(
     *,
     store: Store,
-    name: str,
-    unit: str,
-    category: str,
-    location: str,
-    stock: int,
-    par_level: int,
-    reorder_point: int,
-    price: Decimal | str | int,
-    unit_cost: Decimal | str | int,
-    aliases: Iterable[str] = (),
-    supplier: str = "Amazon Business",
-    shelf_note: str = "",
     actor: str,
+    stock: int = 0,
     now: dt.datetime | None = None,
+    location: str | None = None,
+    **values: Any,
 ) -> Product:
-    """Add a product to the store with its opening count, recorded as an "opening" journal entry.
+    """Add a product with its opening count, recorded as an "opening" journal entry.
+
+    ``values`` are product fields (``ledger.services.product_fields.COLUMNS``); ``name`` and
+    ``price`` are required, a missing SKU gets the next free ``P-nnnnn``. ``location`` is a
+    shortcut for aisle, shelf and position ("Aisle 2, bottom shelf, left").
 
     Raises:
-        InvalidInput: a field is missing or malformed, or the store already has a product of that name.
-        InvalidQuantity: a count is negative, fractional or absurd.
+        InvalidField: a field is missing or malformed, or its name, SKU or barcode is taken.
+        InvalidQuantity: the opening count is negative, fractional or absurd.
     """
     actor = checks.actor_of(actor)
     at = checks.moment(now)
-    name = checks.text(name, what="name", max_length=120)
-    fields = {
-        "name": name,
-        "aliases": _aliases(aliases, name=name),
-        "unit": checks.text(unit, what="unit", max_length=40),
-        "category": checks.text(category, what="category", max_length=60),
-        "location": checks.text(location, what="location", max_length=120),
-        "shelf_note": checks.text(shelf_note, what="shelf note", max_length=120, required=False),
-        "supplier": checks.text(supplier, what="supplier", max_length=80),
-        "par_level": checks.stock_count(par_level, what="par level"),
-        "reorder_point": checks.stock_count(reorder_point, what="reorder point"),
-        "price": checks.money(price, what="price"),
-        "unit_cost": checks.money(unit_cost, what="unit cost"),
-    }
+    if location is not None and not {"aisle", "shelf", "position"} & set(values):
+        values.update(product_fields.location_parts(location))
+    if not values.get("sku"):
+        values.pop("sku", None)
+    for required in ("name", "price"):
+        values.setdefault(required, None)
+    fields = {**product_fields.DEFAULTS, **product_fields.clean(values)}
+    product_fields.check_levels(fields)
     opening = checks.stock_count(stock, what="opening stock")
-    if fields["reorder_point"] > fields["par_level"]:
-        raise InvalidInput(_("The reorder point cannot be above the par level."))
     with store_scope(store, what="product"), transaction.atomic():
-        if Product.objects.filter(store=store, name__iexact=name).exists():
-            raise InvalidInput(_("This store already has a product named %(name)s.") % {"name": name})
-        product = Product.objects.create(store=store, stock=0, **fields)
+        store_lock(store)
+        fields["sku"] = fields.get("sku") or _next_sku(store)
+        _check_unique(store, fields)
+        product = Product.objects.create(store=store, stock=0, **_with_location(fields))
         journal_append(product=product, after=opening, reason=StockEntry.Reason.OPENING, actor=actor, at=at)
     return product
 
 
-def product_photo_set(*, store: Store, product: Product, content: bytes, filename: str | None = None) -> Product:
-    """Store a shelf photo (PNG, JPEG or WebP) for the product, replacing the earlier one.
+def _locked(store: Store, product: Product) -> Product:
+    if product.store_id != store.pk:
+        raise NotFound("product")
+    locked = Product.objects.select_for_update().filter(store=store, pk=product.pk).first()
+    if locked is None:
+        raise NotFound("product")
+    return locked
+
+
+def _conflict(product: Product) -> EditConflict:
+    return EditConflict(
+        _("%(name)s was changed by someone else since you opened it. Nothing was saved; look at the new values "
+          "and try again.") % {"name": product.name},
+        product=product.name,
+        version=product.version,
+    )
+
+
+def product_update(*, store: Store, product: Product, version: int, actor: str, **changes: Any) -> Product:
+    """Change some of a product's fields, over the ``version`` the caller saw.
 
     Raises:
         NotFound: the product is not this store's.
-        InvalidInput: the bytes are not an image, or are too large.
+        EditConflict: the product changed since ``version``; nothing was saved.
+        InvalidField: a value is malformed, or the new name, SKU or barcode is taken.
     """
-    if product.store_id != store.pk:
-        raise NotFound("product")
-    if not isinstance(content, bytes | bytearray) or not content:
-        raise InvalidInput(_("The photo is empty."))
-    if len(content) > MAX_PHOTO_BYTES:
-        raise InvalidInput(_("The photo is larger than 5 MB; use a smaller one."))
-    try:
-        with Image.open(io.BytesIO(content)) as image:
-            kind = image.format
-            image.verify()
-    except (UnidentifiedImageError, OSError, SyntaxError):
-        raise InvalidInput(_("The photo could not be read; use a PNG, JPEG or WebP image.")) from None
-    if kind not in _PHOTO_FORMATS:
-        raise InvalidInput(_("The photo could not be read; use a PNG, JPEG or WebP image."))
-    stem = slugify(filename.rsplit(".", 1)[0]) if filename else ""
-    stem = stem or f"{slugify(store.slug)}-{slugify(product.name) or product.pk}"
+    checks.actor_of(actor)
+    if not changes:
+        raise InvalidInput(_("Nothing to change."))
+    cleaned = product_fields.clean(changes)
     with store_scope(store, what="product"), transaction.atomic():
-        locked = Product.objects.select_for_update().filter(store=store, pk=product.pk).first()
-        if locked is None:
-            raise NotFound("product")
-        old = locked.photo.name if locked.photo else ""
-        locked.photo.save(f"{stem[:60]}.{_PHOTO_FORMATS[kind]}", ContentFile(bytes(content)), save=False)
-        locked.save(update_fields=["photo", "updated_at"])
-        if old and old != locked.photo.name:
-            storage = locked.photo.storage
-            transaction.on_commit(lambda: storage.delete(old))
-    product.photo = locked.photo
+        locked = _locked(store, product)
+        if locked.version != version:
+            raise _conflict(locked)
+        merged = {field: getattr(locked, field) for field in product_fields.EDITABLE}
+        merged.update(cleaned)
+        merged["aliases"] = product_fields.aliases(merged["aliases"], name=merged["name"])
+        product_fields.check_levels(merged)
+        _check_unique(store, {k: merged[k] for k in ("name", "sku", "barcode")}, exclude=locked.pk)
+        for field, value in _with_location(merged).items():
+            setattr(locked, field, value)
+        locked.version += 1
+        locked.save()
     return locked
+
+
+def _set_active(*, store: Store, product: Product, active: bool, actor: str, version: int | None) -> Product:
+    checks.actor_of(actor)
+    with store_scope(store, what="product"), transaction.atomic():
+        locked = _locked(store, product)
+        if version is not None and locked.version != version:
+            raise _conflict(locked)
+        if locked.active != active:
+            locked.active = active
+            locked.version += 1
+            locked.save(update_fields=["active", "version", "updated_at"])
+    return locked
+
+
+def product_archive(*, store: Store, product: Product, actor: str, version: int | None = None) -> Product:
+    """Take a product out of the catalog: the assistant, the shelf finder, reports and reorders no
+    longer see it; its journal, sales and orders stay. Archiving an archived product changes nothing.
+
+    Raises:
+        NotFound: the product is not this store's.
+        EditConflict: ``version`` is given and the product changed since.
+    """
+    return _set_active(store=store, product=product, active=False, actor=actor, version=version)
+
+
+def product_restore(*, store: Store, product: Product, actor: str, version: int | None = None) -> Product:
+    """Bring an archived product back into the catalog.
+
+    Raises:
+        NotFound: the product is not this store's.
+        EditConflict: ``version`` is given and the product changed since.
+    """
+    return _set_active(store=store, product=product, active=True, actor=actor, version=version)
+
+
+def recount_flag_clear(*, product: Product) -> None:
+    """A counted product no longer needs a recount (the caller holds its row lock)."""
+    if product.needs_recount:
+        product.needs_recount = False
+        product.save(update_fields=["needs_recount", "updated_at"])

@@ -6,7 +6,7 @@ import datetime as dt
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import Count, Sum
+from django.db.models import Count, Q, Sum
 
 from ledger.models import (
     Product,
@@ -36,7 +36,7 @@ def day_reconcile(*, store: Store, actor: str, now: dt.datetime | None = None) -
     with store_scope(store), transaction.atomic():
         products = list(Product.objects.filter(store=store, active=True).order_by("name"))
         totals = Receipt.objects.filter(store=store, sold_at__gte=start, sold_at__lt=end, historical=False).aggregate(
-            receipts=Count("id"), revenue=Sum("total")
+            receipts=Count("id", filter=Q(kind=Receipt.Kind.SALE)), revenue=Sum("total")
         )
         sold = {row.product_id: row.units for row in product_sales_between(store=store, start=start, end=end)}
         changed = dict(

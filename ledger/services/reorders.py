@@ -61,7 +61,7 @@ def _low(store: Store) -> list[tuple[Product, int]]:
 
 
 def _supplier(products: Sequence[Product]) -> str:
-    return ", ".join(sorted({product.supplier for product in products}))[:80]
+    return ", ".join(sorted({product.supplier for product in products if product.supplier}))[:80]
 
 
 def draft_create(

@@ -32,7 +32,8 @@ from ledger.selectors import (
     store_tz,
 )
 from ledger.services import checks
-from tenants.models import Membership, Store
+from tenants.models import Store
+from tenants.selectors import report_address_allowed, report_addresses, store_can_email
 
 logger = logging.getLogger(__name__)
 
@@ -126,48 +127,47 @@ def report_render(*, store: Store, kind: ReportKind, now: dt.datetime | None = N
     return subject, text, html
 
 
-def _store_addresses(store: Store) -> list[str]:
-    """The store's own addresses: its report address, then its owners' emails."""
-    addresses = [store.report_email] if store.report_email else []
-    owners = (
-        Membership.objects.filter(store=store, role=Membership.Role.OWNER)
-        .select_related("user")
-        .order_by("created_at", "pk")
-    )
-    addresses += [membership.user.email for membership in owners if membership.user.email]
-    return addresses
+def _recipients(store: Store, to: str | None) -> list[str]:
+    """Where this report goes: ``to`` if the store may send there, else its usual addresses.
 
-
-def _recipient(store: Store, to: str | None) -> str:
-    own = _store_addresses(store)
+    Raises:
+        RecipientNotAllowed: no owner has verified an address yet, ``to`` is not a confirmed
+            recipient or owner, or the store has nowhere to send.
+        InvalidInput: ``to`` is not an email address.
+    """
+    if not store_can_email(store=store):
+        raise RecipientNotAllowed(
+            _("Confirm the owner's email address first (the link in the sign-up email); until then this store sends no email.")
+        )
     if to is None or not str(to).strip():
-        if not own:
+        addresses = report_addresses(store=store)
+        if not addresses:
             raise RecipientNotAllowed(_("This store has no email address for reports yet. Add one in the store settings."))
-        return own[0]
+        return addresses
     address = str(to).strip()
     try:
         validate_email(address)
     except ValidationError:
         raise InvalidInput(_("That is not an email address.")) from None
-    if address.casefold() in {item.casefold() for item in own} or store.allow_other_report_recipients:
-        return address
+    if report_address_allowed(store=store, address=address):
+        return [address]
     raise RecipientNotAllowed(
-        _("Reports go only to the store's own email address. The owner can allow other recipients in the store settings.")
+        _("Reports go only to the store's confirmed recipients. The owner can add this address in the store settings; "
+          "it gets a link to confirm.")
     )
 
 
 def report_send(
     *, store: Store, kind: ReportKind, actor: str, to: str | None = None, now: dt.datetime | None = None
-) -> ReportDelivery:
-    """Email the inventory or today's sales report (text with an HTML alternative) and record it.
+) -> list[ReportDelivery]:
+    """Email the inventory or today's sales report (text with an HTML alternative) and record each delivery.
 
-    The default recipient is the store's report address, else its owner's email. Another address
-    is accepted only when the store allows other recipients.
+    By default it goes to the store's confirmed report recipients, else its owners' verified
+    addresses; ``to`` may name one of those. Nothing is sent before an owner verified an address.
 
     Raises:
         ReportDisabled: the sales report is switched off on this deployment.
-        RecipientNotAllowed: ``to`` is not the store's own address and others are not allowed,
-            or the store has no address at all.
+        RecipientNotAllowed: no verified owner, ``to`` is not allowed, or nowhere to send.
         InvalidInput: unknown kind or a malformed address.
         DeliveryFailed: the mail server did not take the message.
     """
@@ -176,9 +176,9 @@ def report_send(
     at = checks.moment(now)
     if kind == ReportDelivery.Kind.SALES and not settings.SALES_REPORT_EMAIL_ENABLED:
         raise ReportDisabled(_("Emailing the sales report is switched off here. The sales figures are still on the dashboard."))
-    recipient = _recipient(store, to)
+    recipients = _recipients(store, to)
     subject, text, html = report_render(store=store, kind=kind, now=at)
-    message = EmailMultiAlternatives(subject=subject, body=text, from_email=settings.DEFAULT_FROM_EMAIL, to=[recipient])
+    message = EmailMultiAlternatives(subject=subject, body=text, from_email=settings.DEFAULT_FROM_EMAIL, to=recipients)
     message.attach_alternative(html, "text/html")
     try:
         message.send(fail_silently=False)
@@ -186,6 +186,7 @@ def report_send(
         logger.warning("Report email for store %s failed: %s", store.pk, exc)
         raise DeliveryFailed(_("The report could not be sent just now. Nothing was lost; try again in a few minutes.")) from exc
     with store_scope(store):
-        return ReportDelivery.objects.create(
-            store=store, kind=kind, recipient=recipient, sent_at=at, actor=actor, subject=subject
-        )
+        return [
+            ReportDelivery.objects.create(store=store, kind=kind, recipient=recipient, sent_at=at, actor=actor, subject=subject)
+            for recipient in recipients
+        ]

@@ -13,7 +13,7 @@ from ledger.services import checks
 from ledger.services.journal import journal_append
 from tenants.models import Store
 
-# Sales move stock only through receipts; opening counts only through product_create.
+# Sales move stock only through receipts; opening counts only through product_create and stock imports.
 _SETTABLE = {StockEntry.Reason.COUNT, StockEntry.Reason.DELIVERY, StockEntry.Reason.ADJUSTMENT}
 
 
@@ -54,6 +54,11 @@ def stock_set(
         entry = journal_append(
             product=locked, after=count, reason=reason, actor=actor, at=timezone.now(), note=note
         )
+        if reason == StockEntry.Reason.COUNT and locked.needs_recount:
+            # Someone looked at the shelf: the count the oversold sale left behind is settled.
+            locked.needs_recount = False
+            locked.save(update_fields=["needs_recount", "updated_at"])
     product.stock = locked.stock
+    product.needs_recount = locked.needs_recount
     product.updated_at = locked.updated_at
     return entry

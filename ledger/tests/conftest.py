@@ -27,6 +27,7 @@ def create_product(store, name: str = "Toor dal", **fields):
         "reorder_point": 8,
         "price": Decimal("8.99"),
         "unit_cost": Decimal("5.00"),
+        "supplier": "Amazon Business",
         "actor": ACTOR,
     }
     values.update(fields)

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from ledger import selectors, services
-from ledger.errors import InvalidInput, InvalidQuantity, NotFound
+from ledger.errors import InvalidInput, InvalidLine, NotFound
 from ledger.models import Receipt
 from ledger.tests.conftest import ACTOR, create_product
 from tenants.context import use_store
@@ -37,13 +37,18 @@ def test_receipts_are_numbered_per_store(store, other_store, make_product):
     assert services.receipt_create(store=other_store, lines=[(theirs, 1)], actor=ACTOR).number == 1
 
 
-def test_selling_more_than_is_in_stock_is_refused_and_changes_nothing(store, make_product):
+def test_selling_more_than_the_books_hold_is_recorded_stops_at_zero_and_flags_a_recount(store, make_product):
     dal = make_product("Toor dal", stock=2)
-    with pytest.raises(InvalidQuantity) as caught:
-        services.receipt_create(store=store, lines=[(dal, 3)], actor=ACTOR)
-    assert "Only 2" in caught.value.message
-    assert selectors.product_get(store=store, product_id=dal.pk).stock == 2
-    assert selectors.sales_today(store=store).receipts == 0
+    receipt = services.receipt_create(store=store, lines=[(dal, 3)], actor=ACTOR)
+    dal = selectors.product_get(store=store, product_id=dal.pk)
+    assert (dal.stock, dal.needs_recount) == (0, True)
+    with use_store(store):
+        assert [(line.qty, line.oversold) for line in receipt.lines.all()] == [(3, 1)]
+    sale = selectors.journal_for(store=store, product=dal)[-1]
+    assert (sale.before, sale.after) == (2, 0) and "recount" in sale.note
+    assert selectors.sales_today(store=store).units == 3
+    services.stock_set(store=store, product=dal, count=4, expected=0, actor=ACTOR)
+    assert selectors.product_get(store=store, product_id=dal.pk).needs_recount is False
 
 
 @pytest.mark.parametrize("lines", [[], None], ids=["empty", "none"])
@@ -55,8 +60,10 @@ def test_a_receipt_needs_lines(store, lines):
 @pytest.mark.parametrize("qty", [0, -2, 10_001, 1.5])
 def test_line_quantities_must_be_whole_and_sensible(store, make_product, qty):
     dal = make_product(stock=50)
-    with pytest.raises(InvalidQuantity):
+    with pytest.raises(InvalidLine) as caught:
         services.receipt_create(store=store, lines=[(dal, qty)], actor=ACTOR)
+    assert (caught.value.line, caught.value.field) == (1, "qty")
+    assert selectors.product_get(store=store, product_id=dal.pk).stock == 50
 
 
 def test_another_stores_product_cannot_be_sold(store, other_store):

@@ -23,8 +23,19 @@ def _deliveries(store):
         return list(ReportDelivery.objects.filter(store=store).values_list("kind", "recipient", "actor"))
 
 
+def _recipient(store, email, *, confirmed=True):
+    from django.utils import timezone
+
+    from tenants.models import ReportRecipient
+
+    return ReportRecipient.objects.create(
+        store=store, email=email, token_hash=email, added_by=ACTOR, created_at=timezone.now(),
+        confirmed_at=timezone.now() if confirmed else None,
+    )
+
+
 def test_the_inventory_report_goes_to_the_owner_by_default_with_an_html_alternative(store, owner, stocked, mailoutbox):
-    delivery = services.report_send(store=store, kind="inventory", actor="assistant:router")
+    [delivery] = services.report_send(store=store, kind="inventory", actor="assistant:router")
     assert len(mailoutbox) == 1
     message = mailoutbox[0]
     assert message.to == ["alice@example.com"]
@@ -40,27 +51,33 @@ def test_the_inventory_report_goes_to_the_owner_by_default_with_an_html_alternat
     assert _deliveries(store) == [("inventory", "alice@example.com", "assistant:router")]
 
 
-def test_the_store_report_address_wins_over_the_owners(store, owner, stocked, mailoutbox):
-    store.report_email = "books@corner.example"
-    store.save()
+def test_confirmed_recipients_get_the_report_instead_of_the_owner(store, owner, stocked, mailoutbox):
+    _recipient(store, "books@corner.example")
+    _recipient(store, "partner@corner.example")
+    _recipient(store, "unconfirmed@corner.example", confirmed=False)
     services.report_send(store=store, kind="inventory", actor=ACTOR)
-    assert mailoutbox[0].to == ["books@corner.example"]
+    assert mailoutbox[0].to == ["books@corner.example", "partner@corner.example"]
+    assert sorted(r for _k, r, _a in _deliveries(store)) == ["books@corner.example", "partner@corner.example"]
 
 
-def test_another_recipient_is_refused_unless_the_store_allows_it(store, owner, stocked, mailoutbox):
+def test_a_recipient_who_has_not_confirmed_gets_nothing(store, owner, stocked, mailoutbox):
+    _recipient(store, "accountant@example.net", confirmed=False)
+    with pytest.raises(RecipientNotAllowed):
+        services.report_send(store=store, kind="inventory", actor=ACTOR, to="accountant@example.net")
+    assert mailoutbox == [] and _deliveries(store) == []
+
+
+def test_another_recipient_is_refused_unless_confirmed(store, owner, stocked, mailoutbox):
     with pytest.raises(RecipientNotAllowed):
         services.report_send(store=store, kind="inventory", actor=ACTOR, to="stranger@example.net")
     assert mailoutbox == [] and _deliveries(store) == []
     services.report_send(store=store, kind="inventory", actor=ACTOR, to="ALICE@example.com")
-    store.allow_other_report_recipients = True
-    store.save()
+    _recipient(store, "accountant@example.net")
     services.report_send(store=store, kind="inventory", actor=ACTOR, to="accountant@example.net")
     assert [m.to for m in mailoutbox] == [["ALICE@example.com"], ["accountant@example.net"]]
 
 
 def test_a_malformed_address_is_refused(store, owner, stocked, mailoutbox):
-    store.allow_other_report_recipients = True
-    store.save()
     with pytest.raises(InvalidInput):
         services.report_send(store=store, kind="inventory", actor=ACTOR, to="not an address\nBcc: x@y.z")
     assert mailoutbox == []
@@ -70,6 +87,17 @@ def test_a_store_without_any_address_cannot_send(store, stocked, mailoutbox):
     with pytest.raises(RecipientNotAllowed):
         services.report_send(store=store, kind="inventory", actor=ACTOR)
     assert mailoutbox == []
+
+
+def test_nothing_is_sent_before_the_owner_verified_their_address(store, stocked, mailoutbox):
+    from tests.factories import MembershipFactory, UserFactory
+
+    MembershipFactory(user=UserFactory(username="dora", email="dora@example.com"), store=store, role="owner")
+    _recipient(store, "books@corner.example")
+    with pytest.raises(RecipientNotAllowed) as caught:
+        services.report_send(store=store, kind="inventory", actor=ACTOR)
+    assert "Confirm the owner's email" in caught.value.message
+    assert mailoutbox == [] and _deliveries(store) == []
 
 
 def test_the_sales_report_is_refused_when_switched_off(store, owner, stocked, mailoutbox, settings):

@@ -27,14 +27,19 @@ def _seed(*args: str) -> str:
     return out.getvalue()
 
 
-def test_json_output_is_one_object_with_the_store_owner_login_and_tokens(db):
+def test_json_output_is_one_object_with_the_store_owner_login_and_tokens(db, settings):
     out = _seed("--json")
     payload = json.loads(out)
-    assert set(payload) == {"store", "owner", "tokens"}
+    assert set(payload) == {"store", "owner", "staff", "tokens"}
     assert payload["store"] == "little-india"
-    assert payload["owner"] == {"email": "raj@little-india.example", "password": "little-india-demo"}
-    assert set(payload["tokens"]) == {"api", "mcp"}
-    assert token_authenticate(raw=payload["tokens"]["api"], scope="api").store.slug == "little-india"
+    assert payload["owner"] == {"email": "raj@little-india.example", "password": settings.DEMO_OWNER_PASSWORD}
+    assert set(payload["tokens"]) == {"api", "mcp", "staff"}
+    api = token_authenticate(raw=payload["tokens"]["api"], scope="api")
+    assert api.store.slug == "little-india" and api.has_scope("orders:confirm")
+    assert api.created_by.email == payload["owner"]["email"]
+    staff = token_authenticate(raw=payload["tokens"]["staff"], scope="api")
+    assert not staff.has_scope("orders:confirm") and staff.created_by.email == payload["staff"]["email"]
+    assert staff.created_by.memberships.get(store=staff.store).role == "staff"
     assert token_authenticate(raw=payload["tokens"]["mcp"], scope="mcp").store.slug == "little-india"
 
     store = Store.objects.get(slug="little-india")
@@ -46,7 +51,7 @@ def test_json_output_is_one_object_with_the_store_owner_login_and_tokens(db):
         "Raj",
     )
     raj = get_user_model().objects.get(email="raj@little-india.example")
-    assert raj.check_password("little-india-demo")
+    assert raj.check_password(settings.DEMO_OWNER_PASSWORD)
     assert Membership.objects.get(store=store, user=raj).role == Membership.Role.OWNER
     assert len(selectors.product_list(store=store)) == 38
     assert selectors.sales_today(store=store).receipts == 40
@@ -59,10 +64,10 @@ def test_the_owner_password_comes_from_the_setting(db, settings):
     assert get_user_model().objects.get(email="raj@little-india.example").check_password("another-secret-pass")
 
 
-def test_human_output_prints_the_login_and_both_tokens(db):
+def test_human_output_prints_the_logins_and_the_three_tokens(db, settings):
     out = _seed()
-    assert "raj@little-india.example / little-india-demo" in out
-    assert out.count("sw_") == 2
+    assert f"raj@little-india.example / {settings.DEMO_OWNER_PASSWORD}" in out
+    assert out.count("sw_") == 3 and "priya@little-india.example" in out
 
 
 def test_an_existing_demo_store_is_not_overwritten_without_a_flag(db):

@@ -49,10 +49,11 @@ def test_a_call_runs_in_the_store_and_is_audited_with_its_sql(shop):
 
     assert result.ok and result.data["stock"] == 12
     assert stock_of(shop, "Toor dal") == 12
-    record = Record.objects.get(pk=result.record_id)
+    with use_store(shop):
+        record = Record.objects.get(pk=result.record_id)
+        assert SqlStatement.objects.filter(record=record).count() == result.sql_count > 0
     assert (record.channel, record.mode, record.conversation, record.actor) == ("assistant", "router", "c-1", "assistant:router")
     assert record.credential is None and record.outcome == "ok" and record.name == "update_inventory"
-    assert SqlStatement.objects.filter(record=record).count() == result.sql_count > 0
 
 
 def test_every_tool_runs_on_the_demo_catalog(store, owner):
@@ -77,7 +78,8 @@ def test_every_tool_runs_on_the_demo_catalog(store, owner):
     # Mustard oil was counted back up above its reorder point, so two low items are left to order.
     assert {line["item"] for line in results["place_reorder"].data["lines"]} == {"Frozen samosas", "Toor dal"}
     assert results["place_reorder"].data["estimatedTotal"] == "307.20"
-    assert Record.objects.filter(store=store, kind="tool_call").count() == len(calls)
+    with use_store(store):
+        assert Record.objects.filter(store=store, kind="tool_call").count() == len(calls)
 
 
 def test_invalid_arguments_and_unknown_tools_are_results_not_exceptions(shop):
@@ -89,7 +91,8 @@ def test_invalid_arguments_and_unknown_tools_are_results_not_exceptions(shop):
     assert "'confirmed' is required" in invalid.message and "'items[0].qty' must be at least 1" in invalid.message
     assert unknown.outcome == "invalid" and "get_inventory" in unknown.message
     assert not_an_object.outcome == "invalid" and not_an_object.message.startswith("The arguments must be a JSON object")
-    assert list(Record.objects.filter(store=shop).values_list("outcome", flat=True)) == ["invalid"] * 3
+    with use_store(shop):
+        assert list(Record.objects.filter(store=shop).values_list("outcome", flat=True)) == ["invalid"] * 3
 
 
 def test_a_caller_without_the_tools_scope_is_denied_and_nothing_runs(shop):
@@ -109,7 +112,8 @@ def test_a_policy_refusal_stops_the_call_and_is_audited(shop):
 
     assert refused.outcome == "refused" and refused.message == "Say the new count as a number to change it."
     assert allowed.ok
-    assert list(Record.objects.filter(store=shop).values_list("outcome", flat=True)) == ["refused", "ok"]
+    with use_store(shop):
+        assert list(Record.objects.filter(store=shop).values_list("outcome", flat=True)) == ["refused", "ok"]
     with use_store(shop):
         assert StockEntry.objects.filter(store=shop, reason="count").count() == 1
 
@@ -136,7 +140,8 @@ def test_a_repeated_key_replays_the_first_result_and_changes_nothing(shop):
     assert again.data == first.data and again.ok
     with use_store(shop):
         assert StockEntry.objects.filter(store=shop, reason="count").count() == 1
-    assert Record.objects.get(pk=again.record_id).data["replay_of"] == first.record_id
+    with use_store(shop):
+        assert Record.objects.get(pk=again.record_id).data["replay_of"] == first.record_id
 
 
 def test_a_failed_keyed_call_leaves_the_key_free_for_a_retry(shop):

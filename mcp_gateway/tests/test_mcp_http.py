@@ -151,10 +151,14 @@ def test_send_sales_report_emails_the_owner(mcp_server, shop, mcp_token):
     assert len(mail.outbox) == 1
 
 
-def test_a_report_to_another_address_is_refused_unless_the_store_allows_it(mcp_server, shop, mcp_token):
+def test_a_report_to_another_address_is_refused_until_it_is_a_confirmed_recipient(mcp_server, shop, mcp_token):
+    from django.utils import timezone
+
+    from tenants.models import ReportRecipient
+
     refused = call(mcp_server.mcp_url, mcp_token, "send_inventory_report", {"to": "someone@elsewhere.example"})
-    shop.allow_other_report_recipients = True
-    shop.save(update_fields=["allow_other_report_recipients"])
+    ReportRecipient.objects.create(store=shop, email="someone@elsewhere.example", token_hash="x", added_by="test",
+                                   created_at=timezone.now(), confirmed_at=timezone.now())
     allowed = call(mcp_server.mcp_url, mcp_token, "send_inventory_report", {"to": "someone@elsewhere.example"})
 
     assert refused.is_error and refused.structured_content["error"] == "recipient_not_allowed"
@@ -389,14 +393,15 @@ def test_the_audit_has_one_record_per_call_with_its_sql(mcp_server, shop, mcp_to
 
     mcp_session(mcp_server.mcp_url, mcp_token, three_calls)
 
-    records = list(Record.objects.filter(store=shop, kind="tool_call").order_by("id"))
+    with use_store(shop):
+        records = list(Record.objects.filter(store=shop, kind="tool_call").order_by("id"))
+        statements = list(SqlStatement.objects.filter(record=records[1]).order_by("seq"))
     assert [(r.name, r.outcome, r.channel) for r in records] == [
         ("get_inventory", "ok", "mcp"), ("update_inventory", "ok", "mcp"), ("update_inventory", "invalid", "mcp"),
     ]
     assert all(r.credential is not None and r.actor.startswith("token:") for r in records)
     assert records[1].arguments == {"item": "basmati", "stock": 19, "expectedStock": 20}
     assert records[1].result["stock"] == 19 and records[1].duration_ms > 0
-    statements = list(SqlStatement.objects.filter(record=records[1]).order_by("seq"))
     assert any("UPDATE" in s.sql and "ledger_product" in s.sql for s in statements)
     assert [s.seq for s in statements] == list(range(1, len(statements) + 1))
     assert records[2].error.startswith("'stock' must be a whole number")
@@ -412,3 +417,43 @@ def test_a_caller_over_the_rate_limit_is_told_to_wait(mcp_server, shop, mcp_toke
 
     assert [r.is_error for r in results] == [False, False, True]
     assert "Too many tool calls" in results[2].content[0].text
+
+
+def test_products_imported_from_a_catalog_csv_appear_in_get_inventory(mcp_server, shop, mcp_token, owner, client,
+                                                                      django_capture_on_commit_callbacks):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client.force_login(owner)
+    csv = b"sku,name,category,unit,aisle,shelf,price,aliases\nKN-1,Kala namak,Spices,100 g pack,1,spice rack,2.49,black salt\n"
+    with django_capture_on_commit_callbacks(execute=True):
+        uploaded = client.post("/app/catalog/import/", {"kind": "catalog", "file": SimpleUploadedFile("c.csv", csv)})
+    job = uploaded["Location"].rstrip("/").rsplit("/", 1)[1]
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/app/catalog/imports/{job}/apply")
+
+    found = call(mcp_server.mcp_url, mcp_token, "get_inventory", {"item": "black salt"}).structured_content["product"]
+    everything = call(mcp_server.mcp_url, mcp_token, "get_inventory", {}).structured_content
+    assert (found["name"], found["sku"], found["location"]) == ("Kala namak", "KN-1", "Aisle 1, spice rack")
+    assert everything["count"] == len(CORNER_SHOP) + 1
+
+
+def test_an_archived_product_leaves_get_inventory(mcp_server, shop, mcp_token):
+    with use_store(shop):
+        jaggery = Product.objects.get(store=shop, name="Jaggery")
+        services.product_archive(store=shop, product=jaggery, actor="system:test")
+    everything = call(mcp_server.mcp_url, mcp_token, "get_inventory", {}).structured_content
+    assert "Jaggery" not in [p["name"] for p in everything["products"]]
+    assert call(mcp_server.mcp_url, mcp_token, "get_inventory", {"item": "gur"}).is_error
+
+
+def test_confirming_over_mcp_needs_orders_confirm_and_a_refusal_is_audited(mcp_server, shop, mcp_token, confirm_token):
+    drafted = call(mcp_server.mcp_url, mcp_token, "place_reorder", {"confirmed": False}).structured_content
+    refused = call(mcp_server.mcp_url, mcp_token, "place_reorder", {"confirmed": True, "draftId": drafted["draftId"]})
+    assert refused.structured_content["confirmed"] is False and "cannot confirm orders" in refused.structured_content["note"]
+    with use_store(shop):
+        assert not Order.objects.filter(store=shop).exists()
+        assert Record.objects.filter(store=shop, name="place_reorder", arguments__confirmed=True).exists()
+    placed = call(mcp_server.mcp_url, confirm_token, "place_reorder", {"confirmed": True, "draftId": drafted["draftId"]})
+    assert placed.structured_content["confirmed"] is True
+    with use_store(shop):
+        assert Order.objects.filter(store=shop).count() == 1

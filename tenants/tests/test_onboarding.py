@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -12,9 +14,14 @@ PASSWORD = "a sturdy pass phrase 42"
 
 
 def _sign_up(client, email: str):
-    return client.post(
-        "/accounts/signup/", {"email": email, "password1": PASSWORD, "password2": PASSWORD}
-    )
+    """Sign up, then follow the confirmation link from the email (verification is mandatory)."""
+    from django.core import mail
+
+    sent = len(mail.outbox)
+    response = client.post("/accounts/signup/", {"email": email, "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 302 and "confirm-email" in response["Location"]
+    link = re.search(r"https?://[^/\s]+(/accounts/confirm-email/[^\s]+)", mail.outbox[sent].body).group(1)
+    return client.post(link)
 
 
 @pytest.mark.django_db

@@ -28,7 +28,7 @@ PASSWORD = "correct horse battery staple"
 def test_an_admin_filters_the_audit_and_opens_a_turn_with_its_tool_calls_and_sql(page, live_url):
     from allauth.account.models import EmailAddress
 
-    admin = UserFactory(username="olga", email="olga@shelfwise.example", is_staff=True, password=PASSWORD)
+    admin = UserFactory(username="olga", email="olga@shelfwise.example", platform_admin=True, password=PASSWORD)
     EmailAddress.objects.create(user=admin, email=admin.email, verified=True, primary=True)
     shop, other = StoreFactory(slug="corner-shop", name="Corner Shop"), StoreFactory(slug="other-shop",
                                                                                       name="Other Shop")
@@ -80,7 +80,7 @@ def test_an_admin_starts_a_benchmark_and_watches_its_progress_bar_fill(page, liv
 
     from assistant.models import BenchmarkRun
 
-    admin = UserFactory(username="olga", email="olga@shelfwise.example", is_staff=True, password=PASSWORD)
+    admin = UserFactory(username="olga", email="olga@shelfwise.example", platform_admin=True, password=PASSWORD)
     EmailAddress.objects.create(user=admin, email=admin.email, verified=True, primary=True)
     with backend_override(Role.ROUTER, FakeBackend(default={"action": "general"})), \
             backend_override(Role.GUARD, FakeBackend(default={"verdict": "safe", "category": "none"})), \

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.core import mail
 
 from ledger.models import Order, ReorderDraft
 from tenants.context import use_store
@@ -31,6 +32,10 @@ def test_a_new_owner_signs_up_finds_a_low_item_approves_a_reorder_and_manages_a_
     page.fill("input[name=password1]", PASSWORD)
     page.fill("input[name=password2]", PASSWORD)
     page.click("form button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/accounts/confirm-email/"))  # sign-up verifies the address first
+    link = re.search(r"http://[^\s]+/accounts/confirm-email/[^\s]+", mail.outbox[-1].body).group(0)
+    page.goto(link)
+    page.get_by_role("button", name=re.compile("Confirm")).click()
     expect(page).to_have_url(re.compile(r"/app/stores/new/$"))
     page.get_by_label("Store name").fill("Meera's Market")
     page.get_by_label("The demo catalog").check()

@@ -27,7 +27,7 @@ SESSION = "amzn1.echo-api.session.0f6b1c7e-3d4a-4b8e-9a51-2c7d9e0a1b23"
 
 @pytest.fixture
 def raw_token(demo):
-    return token_create(store=demo, name="alexa", scopes=["api"])[1]
+    return token_create(store=demo, name="alexa", scopes=["api", "orders:confirm"])[1]
 
 
 @pytest.fixture
@@ -240,3 +240,14 @@ def test_the_interaction_model_sends_the_owners_words_in_the_slot_the_endpoint_r
         assert sample.endswith("{request}") and carrier
         assert not {"order", "reorder", "restock", "update", "send", "play", "find"} & set(carrier.lower().split())
     assert set(views.YES_NO) | views.ENDING | {"AMAZON.HelpIntent", "AMAZON.FallbackIntent"} <= set(intents)
+
+
+def test_a_yes_through_a_token_without_orders_confirm_places_nothing(fetcher, test_pki, demo, router):
+    staff_token = token_create(store=demo, name="staff alexa", scopes=["api"])[1]
+    router.add({"action": "draft_restock"})
+    _ask(test_pki.key, staff_token, "restock all the low stuff")
+    yes = _ask(test_pki.key, staff_token, None, intent="AMAZON.YesIntent")
+    assert "Only the store's owner can place orders" in yes["response"]["outputSpeech"]["text"]
+    with use_store(demo):
+        assert not Order.objects.filter(store=demo).exists()
+        assert ReorderDraft.objects.get(store=demo).status == "pending"

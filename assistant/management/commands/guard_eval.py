@@ -1,4 +1,8 @@
-"""python manage.py guard_eval [--set FILE] [--layers all|injection|classifier|llm|combined]: the guard's figures."""
+"""python manage.py guard_eval [--set FILE] [--layers all|rules|injection|classifier|llm|combined]: the guard's figures.
+
+Each item is judged as its store would judge it: with the safe vocabulary of its
+``business_type`` (the grocery pack when it names none).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from assistant.guard import Guard, Thresholds
+from assistant.guard.classifier import DEFAULT_BUSINESS_TYPE
 from assistant.guard.dataset import (
     EVAL_SET,
     TRAIN_SET,
@@ -21,8 +26,19 @@ from assistant.guard.dataset import (
     items_load,
 )
 from assistant.guard.judge import Judgement, LlmJudge
+from assistant.guard.rules import injection_rule
+from assistant.guard.vocabulary import safe_terms_mask
 
-LAYERS = ("injection", "classifier", "llm", "combined")
+LAYERS = ("rules", "injection", "classifier", "llm", "combined")
+
+
+def _kind(item: GuardItem) -> str:
+    return item.business_type or DEFAULT_BUSINESS_TYPE
+
+
+def _masked(item: GuardItem) -> tuple[str, str | None]:
+    kind = _kind(item)
+    return safe_terms_mask(item.text, kind), (safe_terms_mask(item.reply, kind) if item.reply else None)
 
 
 class _RememberingJudge:
@@ -65,7 +81,10 @@ class Command(BaseCommand):
             default=str(EVAL_SET),
             help="A guard set file (default: the held-out evaluation set).",
         )
-        parser.add_argument("--layers", default="combined", choices=("all", *LAYERS))
+        parser.add_argument(
+            "--layers", default="combined", type=_layers,
+            help=f"all, or a comma-separated list of {', '.join(LAYERS)}",
+        )
         parser.add_argument(
             "--limit",
             type=int,
@@ -88,7 +107,7 @@ class Command(BaseCommand):
         items = items_load(path)
         if options["limit"]:
             items = items[: options["limit"]]
-        wanted = LAYERS if options["layers"] == "all" else (options["layers"],)
+        wanted = options["layers"]
         if (
             options["save_verdicts"]
             and "llm" not in wanted
@@ -102,7 +121,10 @@ class Command(BaseCommand):
             f"{len(items)} items from {path.name}; thresholds {Thresholds.load()}"
         )
         started = time.perf_counter()
-        guard.warm_up()
+        if {"combined", "llm"} & set(wanted):
+            guard.warm_up()
+        else:  # the judge's model is not needed: do not load it
+            guard.classifier.warm_up()
         self.stdout.write(
             f"layers loaded and warm in {time.perf_counter() - started:.1f} s"
         )
@@ -115,8 +137,12 @@ class Command(BaseCommand):
                 self._layer(
                     "classifier (at 0.5)",
                     items,
-                    lambda i: guard.classifier.score(i.text, i.reply) >= 0.5,
+                    lambda i: guard.classifier.score(*_masked(i)) >= 0.5,
                 )
+            )
+        if "rules" in wanted:
+            runs.append(
+                self._layer("rules", items, lambda i: injection_rule(i.text if i.reply is None else i.reply) is not None)
             )
         if "injection" in wanted:
             runs.append(
@@ -131,7 +157,7 @@ class Command(BaseCommand):
                 self._layer(
                     "llm (prompt v2)",
                     items,
-                    lambda i: judge.judge(i.text, i.reply).unsafe,
+                    lambda i: judge.judge(*_masked(i)).unsafe,
                     judge=judge,
                 )
             )
@@ -139,7 +165,7 @@ class Command(BaseCommand):
             self._report(run, items, quiet=options["quiet_misses"])
 
         if options["save_verdicts"]:
-            ids = {(i.text, i.reply): i.id for i in items}
+            ids = {_masked(i): i.id for i in items}
             verdicts = {
                 ids[key]: "unsafe" if answer.unsafe else "safe"
                 for key, answer in judge.answers.items()
@@ -156,9 +182,9 @@ class Command(BaseCommand):
         run = _Run("combined")
         for n, item in enumerate(items, 1):
             verdict = (
-                guard.check_input(item.text)
+                guard.check_input(item.text, business_type=_kind(item))
                 if item.reply is None
-                else guard.check_output(item.text, item.reply)
+                else guard.check_output(item.text, item.reply, business_type=_kind(item))
             )
             run.predicted.append(not verdict.safe)
             run.millis.append(verdict.duration_ms)
@@ -209,6 +235,8 @@ class Command(BaseCommand):
         injections = [
             p for p, i in zip(run.predicted, items) if i.category == "injection"
         ]
+        speech = [p for p, i in zip(run.predicted, items) if i.owner_speech]
+        out(f"false positives on owner speech: {sum(speech)} of {len(speech)}")
         out(f"false positives among owner_data: {sum(owner)} of {len(owner)}")
         out(f"injection recall: {sum(injections)} of {len(injections)}")
         unsafe_cats = sorted({i.category for i in items if i.unsafe})
@@ -265,6 +293,18 @@ class Command(BaseCommand):
                 f"  {kind} [{item.category}] {item.text}{reply}"
                 + (f"  ({note})" if note else "")
             )
+
+
+def _layers(value: str) -> tuple[str, ...]:
+    import argparse
+
+    if value == "all":
+        return LAYERS
+    names = tuple(v.strip() for v in value.split(",") if v.strip())
+    unknown = [n for n in names if n not in LAYERS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown layer {', '.join(unknown) or value!r}; choose from {', '.join(LAYERS)}")
+    return names
 
 
 def _median(values: list[float]) -> str:

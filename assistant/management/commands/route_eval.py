@@ -42,6 +42,8 @@ class Command(BaseCommand):
         parser.add_argument("--keep", action="store_true", help="Keep the demo store instead of deleting it.")
         parser.add_argument("--no-warm", action="store_true", help="Skip loading the router model before timing.")
         parser.add_argument("--no-progress", action="store_true", help="No progress bar.")
+        parser.add_argument("--fast-path", choices=("on", "off"), default=None,
+                            help="The router's fast-path matcher first (default: as SHELFWISE_FAST_PATH says).")
 
     def handle(self, *args, **options) -> None:
         from tqdm import tqdm
@@ -73,15 +75,19 @@ class Command(BaseCommand):
         except (ImproperlyConfigured, InferenceError) as exc:
             raise CommandError(f"The router model cannot be used: {exc}") from exc
 
+        from assistant.matcher.route import fast_path_enabled
+
+        fast = fast_path_enabled() if options["fast_path"] is None else options["fast_path"] == "on"
+        out(f"Fast-path matcher: {'on' if fast else 'off'}")
         store = bench_store_create(label="route-eval")
         scores = []
         try:
             catalog = Catalog.from_products(selectors.product_list(store=store))
             if not options["no_warm"]:  # one throwaway routing, so the first timed one is not the first call
-                route_one(store=store, item=items[0], catalog=catalog)
+                route_one(store=store, item=items[0], catalog=catalog, fast=fast)
             bar = tqdm(items, desc="routing", unit="utt", disable=options["no_progress"], leave=False)
             for item in bar:
-                scores.append(route_one(store=store, item=item, catalog=catalog))
+                scores.append(route_one(store=store, item=item, catalog=catalog, fast=fast))
                 bar.set_postfix(action=f"{sum(s.action_ok for s in scores)}/{len(scores)}")
             bar.close()
         finally:
@@ -98,12 +104,13 @@ class Command(BaseCommand):
                 "set": Path(options["path"]).name,
                 "total": summary.total, "action_ok": summary.action_ok, "item_ok": summary.item_ok,
                 "dropped_to_chat": summary.dropped_to_chat, "action_requests": summary.action_requests,
-                "median_ms": summary.median_ms, "p90_ms": summary.p90_ms,
+                "median_ms": summary.median_ms, "p90_ms": summary.p90_ms, "fast_path": fast,
+                "matched": summary.matched, "matched_action_ok": summary.matched_action_ok,
                 "per_action": {name: asdict(tally) for name, tally in summary.per_action.items()},
                 "scores": [
                     {"id": s.item.id, "say": s.item.say, "gold": s.item.action, "predicted": s.predicted,
                      "action_ok": s.action_ok, "item_ok": s.item_ok, "grounded": s.grounded,
-                     "numbers_ok": s.numbers_ok, "ms": round(s.ms, 1)}
+                     "numbers_ok": s.numbers_ok, "ms": round(s.ms, 1), "decided_by": s.decided_by}
                     for s in scores
                 ],
             }, indent=2, ensure_ascii=False))

@@ -32,11 +32,19 @@ ACTOR = "system:seed"
 STORE_NAME = "Little India Grocery"
 OWNER_EMAIL = "raj@little-india.example"
 OWNER_NAME = "Raj"
+STAFF_EMAIL = "priya@little-india.example"
+STAFF_NAME = "Priya"
 TIMEZONE = "America/Chicago"
 CURRENCY = "USD"
 BUSINESS_TYPE = "grocery"
-# Tokens issued by this command, by scope; earlier ones with these names are revoked on reissue.
-DEMO_TOKENS = {"api": "Demo API token", "mcp": "Demo MCP token"}
+# Tokens issued by this command: key in the JSON -> (name, scopes, whose). Earlier ones with these
+# names are revoked on reissue. ``api`` is the owner's own (it may confirm orders, so an owner's
+# "yes" through it still places one); ``staff`` is a staff member's, which cannot.
+DEMO_TOKENS = {
+    "api": ("Demo API token", ["api", "orders:confirm"], "owner"),
+    "mcp": ("Demo MCP token", ["mcp"], "owner"),
+    "staff": ("Demo staff API token", ["api"], "staff"),
+}
 
 
 class Command(BaseCommand):
@@ -71,7 +79,12 @@ class Command(BaseCommand):
             raise CommandError(f"The demo store could not be created: {_message(exc)}") from exc
 
         if options["as_json"]:
-            payload = {"store": store.slug, "owner": {"email": OWNER_EMAIL, "password": password}, "tokens": tokens}
+            payload = {
+                "store": store.slug,
+                "owner": {"email": OWNER_EMAIL, "password": password},
+                "staff": {"email": STAFF_EMAIL, "password": password},
+                "tokens": tokens,
+            }
             self.stdout.write(json.dumps(payload))
             return
         state = "created" if created else "already there; its books were kept"
@@ -80,6 +93,7 @@ class Command(BaseCommand):
         self.stdout.write(f"  Owner:     {OWNER_EMAIL} / {password}")
         self.stdout.write(f"  API token: {tokens['api']}")
         self.stdout.write(f"  MCP token: {tokens['mcp']}")
+        self.stdout.write(f"  Staff:     {STAFF_EMAIL} / {password} (API token {tokens['staff']}, cannot confirm orders)")
         self.stdout.write("  (Tokens are shown once; run this again for fresh ones.)")
 
     def _store(self, slug: str, options: dict) -> tuple[Store, bool]:
@@ -108,24 +122,33 @@ class Command(BaseCommand):
         return store, True
 
     def _tokens(self, store: Store) -> dict[str, str]:
-        earlier = StoreToken.objects.filter(store=store, name__in=DEMO_TOKENS.values(), revoked_at__isnull=True)
+        names = [name for name, _scopes, _whose in DEMO_TOKENS.values()]
+        earlier = StoreToken.objects.filter(store=store, name__in=names, revoked_at__isnull=True)
         for token in earlier:
             token_revoke(store=store, token_id=token.pk, actor=ACTOR)
+        people = {"owner": _person(OWNER_EMAIL, OWNER_NAME, settings.DEMO_OWNER_PASSWORD),
+                  "staff": _person(STAFF_EMAIL, STAFF_NAME, settings.DEMO_OWNER_PASSWORD)}
+        membership_add(store=store, user=people["staff"], role=Membership.Role.STAFF)
         return {
-            scope: token_create(store=store, name=name, scopes=[scope])[1] for scope, name in DEMO_TOKENS.items()
+            key: token_create(store=store, name=name, scopes=scopes, created_by=people[whose])[1]
+            for key, (name, scopes, whose) in DEMO_TOKENS.items()
         }
 
 
 def _owner(password: str):
-    """Raj, with the demo password (set again if it was changed, so the printed login works)."""
+    return _person(OWNER_EMAIL, OWNER_NAME, password)
+
+
+def _person(email: str, name: str, password: str):
+    """Raj or Priya, with the demo password (set again if it was changed, so the printed login works)."""
     User = get_user_model()
-    user = User.objects.filter(email__iexact=OWNER_EMAIL).order_by("pk").first()
+    user = User.objects.filter(email__iexact=email).order_by("pk").first()
     if user is None:
-        fields = {"email": OWNER_EMAIL}
+        fields = {"email": email}
         if User.USERNAME_FIELD != "email":
-            fields[User.USERNAME_FIELD] = OWNER_EMAIL
+            fields[User.USERNAME_FIELD] = email
         if hasattr(User, "first_name"):
-            fields["first_name"] = OWNER_NAME
+            fields["first_name"] = name
         user = User.objects.create_user(password=password, **fields)
     elif not user.check_password(password):
         user.set_password(password)
@@ -134,7 +157,7 @@ def _owner(password: str):
         from allauth.account.models import EmailAddress
 
         EmailAddress.objects.update_or_create(
-            user=user, email__iexact=OWNER_EMAIL, defaults={"email": OWNER_EMAIL, "verified": True, "primary": True}
+            user=user, email__iexact=email, defaults={"email": email, "verified": True, "primary": True}
         )
     return user
 

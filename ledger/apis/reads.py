@@ -1,35 +1,68 @@
-"""REST API v1 over the store's books: thin views that call one selector and render it.
-
-The store is always the caller's (session membership or a bearer token with the ``api``
-scope, resolved by ``tenants``); no URL or argument can name another store's rows.
-"""
+"""REST reads of the store's books: products, today's sales, drafts and orders, a page at a time."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ledger import selectors
-from ledger.models import ReorderDraft
+from ledger.apis.pagination import MAX_LIMIT, paginated
+from ledger.models import Order, ReorderDraft
 
 MAX_SEARCH = 100
 
 
+PAGE_PARAMETERS = [
+    OpenApiParameter("limit", int, description=f"Rows per page, 1 to {MAX_LIMIT} (default 50)."),
+    OpenApiParameter("offset", int, description="Rows to skip."),
+]
+
+
+def page_of(serializer: type[serializers.Serializer], name: str) -> serializers.Serializer:
+    """The paginated envelope of ``serializer`` rows, for the schema."""
+    return inline_serializer(
+        name=name,
+        fields={
+            "count": serializers.IntegerField(),
+            "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True),
+            "results": serializer(many=True),
+        },
+    )
+
+
 class ProductOutput(serializers.Serializer):
     id = serializers.IntegerField()
+    sku = serializers.CharField()
+    barcode = serializers.CharField(allow_blank=True)
     name = serializers.CharField()
     aliases = serializers.ListField(child=serializers.CharField())
     unit = serializers.CharField()
+    pack_size = serializers.IntegerField()
     category = serializers.CharField()
-    location = serializers.CharField()
+    aisle = serializers.CharField(allow_blank=True)
+    shelf = serializers.CharField(allow_blank=True)
+    position = serializers.CharField(allow_blank=True)
+    location = serializers.CharField(allow_blank=True)
+    shelf_note = serializers.CharField(allow_blank=True)
     stock = serializers.IntegerField()
     par = serializers.IntegerField(source="par_level")
     reorder_point = serializers.IntegerField()
     price = serializers.DecimalField(max_digits=12, decimal_places=2)
+    unit_cost = serializers.DecimalField(max_digits=12, decimal_places=2)
+    supplier = serializers.CharField(allow_blank=True)
     is_low = serializers.BooleanField()
+    needs_recount = serializers.BooleanField()
+    active = serializers.BooleanField()
+    version = serializers.IntegerField()
     photo_url = serializers.SerializerMethodField()
 
     def get_photo_url(self, product) -> str | None:
@@ -43,23 +76,36 @@ class ProductOutput(serializers.Serializer):
 class ProductQuery(serializers.Serializer):
     search = serializers.CharField(required=False, allow_blank=True, max_length=MAX_SEARCH, trim_whitespace=True)
     low = serializers.BooleanField(required=False, default=False)
+    category = serializers.CharField(required=False, allow_blank=True, max_length=60)
+    code = serializers.CharField(required=False, allow_blank=True, max_length=64)
+    archived = serializers.ChoiceField(choices=["exclude", "include", "only"], required=False, default="exclude")
 
 
 class ProductListApi(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("search", str, description="Matches names and aliases, case-insensitively."),
+            OpenApiParameter("search", str, description="Matches the start of any word of a name or alias, any case."),
             OpenApiParameter("low", bool, description="Only products at or below their reorder point."),
+            OpenApiParameter("category", str, description="Only this category (any case)."),
+            OpenApiParameter("code", str, description="Only the product with this exact SKU or barcode."),
+            OpenApiParameter("archived", str, enum=["exclude", "include", "only"], description="Archived products."),
+            *PAGE_PARAMETERS,
         ],
-        responses=ProductOutput(many=True),
+        responses={200: page_of(ProductOutput, "ProductPage"), 400: OpenApiResponse(description="A bad filter.")},
     )
     def get(self, request: Request) -> Response:
         query = ProductQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
+        data = query.validated_data
         products = selectors.product_list(
-            store=request.store, search=query.validated_data.get("search") or None, low_only=query.validated_data["low"]
+            store=request.store,
+            search=data.get("search") or None,
+            low_only=data["low"],
+            category=data.get("category") or None,
+            code=data.get("code") or None,
+            active={"exclude": True, "include": None, "only": False}[data["archived"]],
         )
-        return Response(ProductOutput(products, many=True, context={"request": request}).data)
+        return paginated(self, request, products, lambda page: ProductOutput(page, many=True, context={"request": request}).data)
 
 
 class TopSellerOutput(serializers.Serializer):
@@ -127,17 +173,22 @@ class DraftQuery(serializers.Serializer):
 
 class DraftListApi(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("status", str, enum=ReorderDraft.Status.values)], responses=DraftOutput(many=True)
+        parameters=[OpenApiParameter("status", str, enum=ReorderDraft.Status.values), *PAGE_PARAMETERS],
+        responses={200: page_of(DraftOutput, "DraftPage"), 400: OpenApiResponse(description="An unknown status.")},
     )
     def get(self, request: Request) -> Response:
         query = DraftQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         drafts = selectors.draft_list(store=request.store, status=query.validated_data.get("status"))
-        return Response(DraftOutput(drafts, many=True).data)
+        return paginated(self, request, drafts, lambda page: DraftOutput(page, many=True).data)
 
 
 class OrderLineOutput(LineOutput):
+    id = serializers.IntegerField()
+    sku = serializers.CharField(source="product.sku")
     cost = serializers.DecimalField(max_digits=12, decimal_places=2)
+    received_qty = serializers.IntegerField()
+    open_qty = serializers.IntegerField()
 
 
 class OrderOutput(serializers.Serializer):
@@ -151,10 +202,22 @@ class OrderOutput(serializers.Serializer):
     lines = OrderLineOutput(many=True)
 
 
+class OrderQuery(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Order.Status.choices, required=False)
+
+
 class OrderListApi(APIView):
-    @extend_schema(responses=OrderOutput(many=True))
+    @extend_schema(
+        parameters=[OpenApiParameter("status", str, enum=Order.Status.values), *PAGE_PARAMETERS],
+        responses={200: page_of(OrderOutput, "OrderPage"), 400: OpenApiResponse(description="An unknown status.")},
+    )
     def get(self, request: Request) -> Response:
-        return Response(OrderOutput(selectors.order_list(store=request.store), many=True).data)
+        query = OrderQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        orders = selectors.order_list(store=request.store)
+        if query.validated_data.get("status"):
+            orders = [order for order in orders if order.status == query.validated_data["status"]]
+        return paginated(self, request, orders, lambda page: OrderOutput(page, many=True).data)
 
 
 class ProductDetailApi(APIView):

