@@ -40,6 +40,9 @@ DIR = ROOT / "var" / "faults"
 PG_BIN = sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1] if Path("/usr/lib/postgresql").exists() else None
 PY = str(ROOT / ".venv/bin/python")
 CELERY = str(ROOT / ".venv/bin/celery")
+# PostgreSQL refuses to run as root: as root, its cluster belongs to the postgres user, in /tmp.
+AS_PG = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+PG_DIR = Path("/tmp/shelfwise-faults-pg") if os.geteuid() == 0 else DIR / "pg-cluster"
 PHASES = ("baseline", "worker killed", "redis stopped", "postgres restarted", "model server hung")
 
 
@@ -80,8 +83,9 @@ class Topology:
                 os.killpg(proc.pid, signal.SIGKILL)
 
     def pg(self, action: str) -> None:
-        subprocess.run([str(PG_BIN / "pg_ctl"), "-D", str(DIR / "pg"), "-w", "-m", "fast", "-l", str(DIR / "pg.log"),
-                        "-o", f"-p {self.args.pg_port} -k {DIR}", action], check=True, capture_output=True)
+        subprocess.run([*AS_PG, str(PG_BIN / "pg_ctl"), "-D", str(PG_DIR / "data"), "-w", "-m", "fast", "-l",
+                        str(PG_DIR / "pg.log"), "-o", f"-p {self.args.pg_port} -k {PG_DIR}", action],
+                       check=True, capture_output=True)
 
     def redis(self) -> None:
         self.start("redis", ["redis-server", "--port", str(self.args.redis_port), "--bind", "127.0.0.1", "--save", "",
@@ -106,9 +110,13 @@ class Topology:
 
     def up(self) -> None:
         shutil.rmtree(DIR, ignore_errors=True)
+        shutil.rmtree(PG_DIR, ignore_errors=True)
         (DIR / "mail").mkdir(parents=True)
-        subprocess.run([str(PG_BIN / "initdb"), "-D", str(DIR / "pg"), "-U", "postgres", "--auth=trust"], check=True,
-                       capture_output=True)
+        PG_DIR.mkdir(parents=True)
+        if AS_PG:
+            shutil.chown(PG_DIR, "postgres", "postgres")
+        subprocess.run([*AS_PG, str(PG_BIN / "initdb"), "-D", str(PG_DIR / "data"), "-U", "postgres", "--auth=trust"],
+                       check=True, capture_output=True)
         self.pg("start")
         subprocess.run([str(PG_BIN / "createdb"), "-h", "127.0.0.1", "-p", str(self.args.pg_port), "-U", "postgres",
                         "shelfwise"], check=True)

@@ -55,7 +55,8 @@ def seed(count: int, out: Path) -> None:
     for n in range(count):
         slug = f"load-{n:04d}"
         store, created = Store.objects.get_or_create(
-            slug=slug, defaults={"name": f"Load Store {n:04d}", "business_type": grocery, "owner_name": "Raj"}
+            slug=slug, defaults={"name": f"Load Store {n:04d}", "business_type": grocery, "owner_name": "Raj",
+                                 "report_email": f"{slug}@example.com"},
         )
         if created:
             with use_store(store):

@@ -159,7 +159,7 @@ CELERY_TIMEZONE = "UTC"
 CELERY_TASK_DEFAULT_QUEUE = "jobs"
 CELERY_TASK_ROUTES = {
     "worker.tasks.turn_task": {"queue": "turns"},
-    "dashboard.tasks.*": {"queue": "bench"},
+    "dashboard.*": {"queue": "bench"},
     "lab.*": {"queue": "bench"},
     "*import*": {"queue": "imports"},
 }

@@ -97,14 +97,16 @@ def report_dispatch(
     if dispatch is None:
         return ReportDispatch.objects.get(key=key)
     try:
-        delivery = report_send(store=store, kind=kind, actor=actor, to=to, now=at)
+        deliveries = report_send(store=store, kind=kind, actor=actor, to=to, now=at)
     except DeliveryFailed as exc:
         _settle(dispatch, ReportDispatch.Status.PENDING, error=exc.message)
         raise
     except LedgerError as exc:
         return _settle(dispatch, ReportDispatch.Status.SKIPPED, error=exc.message)
-    return _settle(dispatch, ReportDispatch.Status.SENT, delivery=delivery, recipient=delivery.recipient,
-                   sent_at=delivery.sent_at, error="")
+    # One message to each of the store's recipients, recorded once per recipient.
+    return _settle(dispatch, ReportDispatch.Status.SENT, delivery=deliveries[0] if deliveries else None,
+                   recipient=", ".join(d.recipient for d in deliveries)[:254],
+                   sent_at=deliveries[0].sent_at if deliveries else timezone.now(), error="")
 
 
 def report_dispatch_give_up(*, key: str, error: str) -> None:
