@@ -50,7 +50,9 @@ if TYPE_CHECKING:
     from django.db.models import Model
 
 # Apps whose tables are looked up before a store is known (credentials, memberships): not fenced.
-RLS_EXEMPT_APPS = ("tenants",)
+# ``worker`` (turn jobs, report dispatches) is not fenced yet: its queue code reads and writes jobs
+# outside a store's context (submission, claims, the watcher, the report schedule).
+RLS_EXEMPT_APPS = ("tenants", "worker")
 # Tables without a store column that belong to a fenced parent: model label -> its parent foreign key.
 RLS_CHILDREN = {"audit.sqlstatement": "record"}
 POLICY_NAME = "store_isolation"

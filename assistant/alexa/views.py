@@ -27,9 +27,9 @@ from assistant.alexa.verify import VerificationFailed, request_verify
 from assistant.router_prompt import router_pack
 from assistant.types import Mode, TurnResult
 from audit.models import Channel
+from identity.credentials import credential_authenticate
 from tenants.errors import InvalidToken, MissingScope
 from tenants.models import Store, StoreToken
-from tenants.services import token_authenticate
 from worker.turns import push_reaches_web, turn_submit
 from worker.watch import turn_wait
 
@@ -131,7 +131,9 @@ def _linked_token(payload: dict[str, Any]) -> StoreToken | None:
     if not isinstance(raw, str) or not raw:
         return None
     try:
-        return token_authenticate(raw=raw, scope=TOKEN_SCOPE)
+        # A store token, or an OAuth access token from account linking (issued without a resource
+        # indicator; one bound to /mcp is refused here).
+        return credential_authenticate(raw=raw, scope=TOKEN_SCOPE)
     except (InvalidToken, MissingScope) as exc:
         logger.info("Alexa account link refused: %s", exc.message)
         return None

@@ -161,6 +161,11 @@ class Guard:
                     self._judge = LlmJudge.from_items(items_load(TRAIN_SET))
         return self._judge
 
+    def warm_up(self) -> None:
+        """Load the local layers (classifier, NanoGuard) now, not on the owner's first request."""
+        self.classifier.warm_up()
+        self.injection.warm_up()
+
     def check_input(self, text: str, *, business_type: str | None = None) -> GuardVerdict:
         """Judge a request before anything else runs (``business_type``: whose safe vocabulary applies)."""
         return self._check(text, None, business_type)

@@ -88,7 +88,7 @@ def test_no_general_question_that_sounds_like_stock_gets_a_store_fact_answer(api
     with use_store(demo):
         records = Record.objects.filter(store=demo, name="store_facts")
         assert records.count() == len(QUESTIONS)
-        assert records.first().data["reply"] in {item["scripted_reply"] for item in QUESTIONS}
+        assert records.first().result["reply"] in {item["scripted_reply"] for item in QUESTIONS}
     assert _entries(demo) == entries_before
 
 
