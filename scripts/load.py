@@ -44,10 +44,15 @@ def seed(count: int, out: Path) -> None:
     import django
 
     django.setup()
+    from allauth.account.models import EmailAddress
+    from django.contrib.auth import get_user_model
+
     from ledger.demo import install_demo_catalog
     from tenants.context import use_store
-    from tenants.models import BusinessType, Store
-    from tenants.services import token_create
+    from tenants.models import BusinessType, Membership, Store
+    from tenants.services import membership_add, token_create
+
+    User = get_user_model()
 
     grocery = BusinessType.objects.get(slug="grocery")
     stores = []
@@ -55,12 +60,15 @@ def seed(count: int, out: Path) -> None:
     for n in range(count):
         slug = f"load-{n:04d}"
         store, created = Store.objects.get_or_create(
-            slug=slug, defaults={"name": f"Load Store {n:04d}", "business_type": grocery, "owner_name": "Raj",
-                                 "report_email": f"{slug}@example.com"},
+            slug=slug, defaults={"name": f"Load Store {n:04d}", "business_type": grocery, "owner_name": "Raj"},
         )
         if created:
             with use_store(store):
                 install_demo_catalog(store=store)
+            # An owner with a verified address: a store emails its reports only then.
+            owner = User.objects.create_user(username=slug, email=f"{slug}@example.com")
+            EmailAddress.objects.create(user=owner, email=owner.email, verified=True, primary=True)
+            membership_add(store=store, user=owner, role=Membership.Role.OWNER)
         api = token_create(store=store, name="load api", scopes=["api"])[1]
         mcp = token_create(store=store, name="load mcp", scopes=["mcp"])[1]
         stores.append({"slug": slug, "api": api, "mcp": mcp})

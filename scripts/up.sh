@@ -37,6 +37,8 @@ CELERY_BROKER_URL=${UP_BROKER_URL:-amqp://guest:guest@127.0.0.1:5672/$vhost}
 EMAIL_URL=file://$PWD/$UP_DIR/mail
 PUBLIC_URL=http://$UP_HOST:$UP_PORT
 ALLOWED_HOSTS=127.0.0.1,localhost
+# Plain HTTP on this machine: cookies without the Secure flag (a deployment behind TLS keeps the default).
+SESSION_COOKIE_SECURE=false
 SHELFWISE_WARM_UP=${SHELFWISE_WARM_UP:-1}
 SW_HOST=$UP_HOST
 SW_PORT=$UP_PORT

@@ -59,11 +59,24 @@ def _form(client: httpx.Client, url: str, data: dict, *, expect_redirect: bool =
     return answer
 
 
-def sign_up(client: httpx.Client) -> str:
+CONFIRM_LINK = re.compile(r"(/accounts/confirm-email/[^/\s]+/)")
+
+
+def sign_up(client: httpx.Client, mail_dir: Path) -> str:
+    """Sign up, then confirm the address with the link from the confirmation email (which signs in)."""
     email = f"owner-{uuid.uuid4().hex[:8]}@example.com"
     password = f"pw-{uuid.uuid4().hex}"
     _form(client, "/accounts/signup/", {"email": email, "password1": password, "password2": password})
-    return email
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for path in sorted(mail_dir.glob("*.log"), key=lambda p: p.stat().st_mtime, reverse=True):
+            text = path.read_text(errors="replace")
+            link = CONFIRM_LINK.search(text) if email in text else None
+            if link:
+                _form(client, link.group(1), {})
+                return email
+        time.sleep(0.5)
+    raise SessionFailed(f"No confirmation email for {email} within 30 s.")
 
 
 def store_create(client: httpx.Client, name: str, catalog: str) -> dict:
@@ -160,7 +173,7 @@ def wait_for_reports(mail_dir: Path, store: dict, since: float) -> list[str]:
 
 def run(base: str, env: dict, mail_dir: Path) -> None:
     with httpx.Client(base_url=base, timeout=60, follow_redirects=False) as client:
-        step(f"signed up {sign_up(client)}")
+        step(f"signed up and confirmed {sign_up(client, mail_dir)}")
         first = store_create(client, f"Session Grocery {uuid.uuid4().hex[:4]}", "demo")
         step(f"store {first['slug']}: demo catalog, api token")
         second = store_create(client, f"Session Corner {uuid.uuid4().hex[:4]}", "empty")

@@ -79,6 +79,15 @@ def turn_submit(
     Raises:
         TurnUnavailable: the broker did not take it (the job is recorded as failed).
     """
+    from tenants.context import use_store
+
+    with use_store(store):  # the job is the store's row: row-level security needs its context
+        return _submit(store=store, channel=channel, mode=mode, actor=actor, text=text, conversation=conversation,
+                       idempotency_key=idempotency_key, notify=notify, audio=audio)
+
+
+def _submit(*, store: Store, channel: str, mode: str, actor: str, text: str, conversation: str | None,
+            idempotency_key: str, notify: str | None, audio: dict[str, Any] | None) -> TurnJob:
     if idempotency_key:
         earlier = TurnJob.objects.filter(store=store, idempotency_key=idempotency_key).first()
         if earlier is not None and earlier.error_code == "assistant_unavailable":
