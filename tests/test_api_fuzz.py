@@ -36,7 +36,7 @@ def token(demo, scripted_models) -> str:
     return token_create(store=demo, name="fuzz", scopes=["api"])[1]
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # each request commits on its own, as in production: one example's database error cannot poison the next one's transaction (PostgreSQL)
 @schema.parametrize()
 @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))

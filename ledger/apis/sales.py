@@ -20,6 +20,7 @@ from drf_spectacular.utils import (
     extend_schema,
 )
 from rest_framework import serializers, status
+from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -264,6 +265,9 @@ class DeliveryInput(serializers.Serializer):
 
 class OrderReceiveApi(APIView):
     """Goods received for an order, in full or per line; stock rises through the journal."""
+
+    # JSON only: a form-encoded body cannot carry the nested lines (it was read as none, then failed).
+    parser_classes = [JSONParser]
 
     @extend_schema(
         request=DeliveryInput,
