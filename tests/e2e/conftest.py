@@ -62,7 +62,7 @@ def browser(chromium_args, transactional_db):
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)  # Playwright's wait_for_function evaluates strings; the CSP header itself is tested in shelfwise/tests
     context.set_default_timeout(15_000)
     opened = context.new_page()
     try:
