@@ -28,7 +28,7 @@ from ledger.models import Order, ReorderDraft
 
 # Known failure, found in the last minutes of the session that landed it: on PostgreSQL + Redis the talk
 # page's browser sessions land on the sign-in page (5 of 5 runs); on SQLite they pass. Strict, so a fix shows.
-pytestmark = pytest.mark.xfail(
+_PG_KNOWN_FAILURE = pytest.mark.xfail(
     __import__("os").environ.get("DATABASE_URL", "").startswith("postgres"), strict=True,
     reason="talk page sign-in lost on PostgreSQL + Redis (regression to fix first)",
 )
@@ -39,7 +39,7 @@ from tests.factories import MembershipFactory, StoreFactory, UserFactory
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), _PG_KNOWN_FAILURE]
 
 PASSWORD = "talk-page-demo-pass"
 PHRASE = "where do we keep the haldi"
