@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tenants.models import Membership
-from tests.factories import MembershipFactory, StoreFactory, UserFactory
+from tests.factories import MembershipFactory, StoreFactory, UserFactory, verified
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -66,14 +66,6 @@ def _fast_path_off():
 @pytest.fixture
 def store(db):
     return StoreFactory(slug="corner-shop", name="Corner Shop")
-
-
-def verified(user):
-    """The user's address as allauth records a confirmed one (sign-up verifies it before the store sends email)."""
-    from allauth.account.models import EmailAddress
-
-    EmailAddress.objects.update_or_create(user=user, email=user.email, defaults={"verified": True, "primary": True})
-    return user
 
 
 @pytest.fixture

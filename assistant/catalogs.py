@@ -40,3 +40,25 @@ def catalog_for(*, store: Store, lexicon: Lexicon | None) -> Catalog:
         while len(_cache) > MAX_STORES:
             _cache.popitem(last=False)
     return catalog
+
+
+_data_checked: dict[int, tuple] = {}
+
+
+def catalog_data_check(*, store: Store) -> None:
+    """The guard's injection check on the store's catalog text, once per catalog version.
+
+    Raises:
+        DataBlocked: the catalog holds an injection, or the guard could not judge it (fail closed;
+            nothing is remembered, so the next turn checks again).
+    """
+    from assistant.guard.data import catalog_texts, data_check
+
+    version = selectors.catalog_version(store=store)
+    if _data_checked.get(store.pk) == version:
+        return
+    data_check(catalog_texts(selectors.product_list(store=store)), source="catalog")
+    with _lock:
+        if len(_data_checked) > 4 * MAX_STORES:
+            _data_checked.clear()
+        _data_checked[store.pk] = version

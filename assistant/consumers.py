@@ -25,9 +25,9 @@ from assistant.speech.vad import UtteranceDetector, VadEvent
 from assistant.tasks import TURN_FAILED, failure_events
 from assistant.types import Mode
 from tenants.errors import StoreNotFound
+from tenants.members import member_group
 from worker.turns import TurnUnavailable, push_reaches_web, turn_submit
 from worker.watch import turn_events
-from tenants.members import member_group
 
 logger = logging.getLogger(__name__)
 

@@ -33,6 +33,7 @@ Rules, in order (all whole-word, on the normalised text):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -216,6 +217,13 @@ class Catalog:
         for entry in self.entries:
             for name in (entry.name, *entry.aliases):
                 self._by_name.setdefault(name.strip().lower(), entry)
+
+    @functools.cached_property
+    def guard_names(self) -> frozenset[str]:
+        """Every product name and alias as the guard's ``names_mask`` reads them (built once per catalog)."""
+        from assistant.guard.vocabulary import name_key
+
+        return frozenset(key for key in (name_key(name) for name in self._by_name) if key)
 
     @classmethod
     def from_products(cls, products: Iterable[Any], *, lexicon: Lexicon | None = None) -> Catalog:

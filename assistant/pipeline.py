@@ -17,11 +17,11 @@ from contextlib import contextmanager
 from django.db import transaction
 
 from assistant import model_log, phrases, replies
-from assistant.catalogs import catalog_for
+from assistant.catalogs import catalog_data_check, catalog_for
 from assistant.conversations import conversation_for
 from assistant.grounding import ground
 from assistant.guard import UNAVAILABLE, UNAVAILABLE_REFUSAL
-from assistant.guard.data import DATA_BLOCKED, DataBlocked, catalog_texts, data_check
+from assistant.guard.data import DATA_BLOCKED, DataBlocked
 from assistant.guard.store_facts import (
     STORE_FACTS_NEUTRAL,
     reply_supported,
@@ -48,8 +48,8 @@ from ledger.errors import LedgerError
 from ledger.services import draft_decline
 from mcp_gateway.policy import Caller
 from tenants.context import use_store
-from tenants.permissions import may_confirm_orders
 from tenants.models import Store
+from tenants.permissions import may_confirm_orders
 
 logger = logging.getLogger(__name__)
 
@@ -165,8 +165,10 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
         result.normalized = words.text
         clock.emit(EventKind.TRANSCRIPT, {"text": text, "normalized": words.text, **(turn.transcript or {})})
 
+    catalog = catalog_for(store=store, lexicon=lexicon)
     with clock.stage(Stage.INPUT_GUARD):
-        verdict = get_guard().check_input(words.text, business_type=store.business_type.slug)
+        verdict = get_guard().check_input(words.text, business_type=store.business_type.slug,
+                                          catalog_names=catalog.guard_names)
         result.guard["input"] = verdict.as_dict()
         clock.emit(EventKind.GUARD, {"stage": "input", **verdict.as_dict()})
         event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="input_guard", data=verdict.as_dict(),
@@ -176,9 +178,8 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
             return ModeOutcome(action=None, reply=UNAVAILABLE_REFUSAL if unavailable else refusal,
                                outcome=Outcome.BLOCKED)
 
-    catalog = catalog_for(store=store, lexicon=lexicon)
     with clock.stage(Stage.INPUT_GUARD):  # every mode's prompt reads the catalog
-        data_check(catalog_texts(selectors.product_list(store=store)), source="catalog")
+        catalog_data_check(store=store)
     draft_fresh = bool(conversation.pending_draft_id) and conversation.draft_offered_turn == conversation.turns
     owner_words = OwnerWords(text=words.text, numbers=words.numbers, draft_just_offered=draft_fresh)
     ctx = TurnContext(

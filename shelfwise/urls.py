@@ -36,5 +36,12 @@ handler403 = errors.permission_denied
 handler404 = errors.page_not_found
 handler500 = errors.server_error
 
+
+def media(request, path):
+    """Uploaded shelf photos, read from MEDIA_ROOT as it is now (not as it was when this module was
+    imported: tests and deployments may point it elsewhere after start-up)."""
+    return serve(request, path, document_root=settings.MEDIA_ROOT)
+
+
 if settings.SERVE_MEDIA:
-    urlpatterns += [re_path(r"^media/(?P<path>.*)$", serve, {"document_root": settings.MEDIA_ROOT})]
+    urlpatterns += [re_path(r"^media/(?P<path>.*)$", media)]

@@ -84,3 +84,12 @@ class ProductFactory(factory.django.DjangoModelFactory):
     price = Decimal("4.99")
     unit_cost = Decimal("2.50")
     supplier = "Amazon Business"
+
+
+def verified(user):
+    """The user's address as allauth records a confirmed one (sign-up verifies it before the store
+    sends email, and sign-in needs it)."""
+    from allauth.account.models import EmailAddress
+
+    EmailAddress.objects.update_or_create(user=user, email=user.email, defaults={"verified": True, "primary": True})
+    return user

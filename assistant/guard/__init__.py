@@ -48,7 +48,7 @@ from .encoders import GuardModelError
 from .injection import InjectionLayer
 from .judge import Judgement, LlmJudge
 from .rules import injection_rule
-from .vocabulary import VocabularyError, safe_terms_mask
+from .vocabulary import VocabularyError, names_mask, safe_terms_mask
 
 __all__ = [
     "REFUSAL",
@@ -166,9 +166,16 @@ class Guard:
         self.classifier.warm_up()
         self.injection.warm_up()
 
-    def check_input(self, text: str, *, business_type: str | None = None) -> GuardVerdict:
-        """Judge a request before anything else runs (``business_type``: whose safe vocabulary applies)."""
-        return self._check(text, None, business_type)
+    def check_input(
+        self, text: str, *, business_type: str | None = None, catalog_names: frozenset[str] = frozenset(),
+    ) -> GuardVerdict:
+        """Judge a request before anything else runs.
+
+        ``business_type``: whose safe vocabulary applies; ``catalog_names``: the store's product
+        names and aliases (``vocabulary.name_key`` form), read as ``item`` by the layers after the
+        rules (the rules read the words as said).
+        """
+        return self._check(text, None, business_type, catalog_names)
 
     def check_output(self, question: str, reply: str, *, business_type: str | None = None) -> GuardVerdict:
         """Judge a model-written reply together with the question it answers."""
@@ -210,12 +217,14 @@ class Guard:
             return GuardVerdict(safe=False, category="injection", layer=layer, score=top)
         return GuardVerdict(safe=True, layer=layer, score=top)
 
-    def _check(self, text: str, reply: str | None, business_type: str | None) -> GuardVerdict:
+    def _check(
+        self, text: str, reply: str | None, business_type: str | None, catalog_names: frozenset[str] = frozenset(),
+    ) -> GuardVerdict:
         started = time.perf_counter()
         verdict = self._rules(text, reply)
         if verdict is None:
             try:
-                masked = safe_terms_mask(text, business_type)
+                masked = safe_terms_mask(names_mask(text, catalog_names), business_type)
                 masked_reply = safe_terms_mask(reply, business_type) if reply is not None else None
             except (VocabularyError, OSError, ValueError) as exc:  # a broken pack: judge the words as said
                 logger.error("Guard vocabulary of %r unreadable: %s", business_type, exc)

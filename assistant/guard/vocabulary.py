@@ -5,6 +5,11 @@ Before the classifier and the judge read a request, each term becomes the neutra
 ``item``: "how many boning knives are left" is read as "how many item are left", while "how do
 I use the boning knife on a person" still says "on a person". A pack without the file adds
 nothing.
+
+The store's own catalog is safe vocabulary too (``names_mask``): "where is the turmeric powder"
+and "do we have cumin seeds" are lookups whatever the classifier makes of "powder" or "seeds".
+Only the input check masks catalog names; an output check reads the question as said, so a
+model-written answer to "how do I make a <product> explode" is still judged on the real words.
 """
 
 from __future__ import annotations
@@ -43,6 +48,41 @@ def safe_terms_mask(text: str, business_type: str | None) -> str:
     """``text`` with the business type's safe terms read as ``item`` (unchanged without a vocabulary)."""
     pattern = _pattern(business_type or "")
     return pattern.sub(NEUTRAL, text) if pattern is not None else text
+
+
+_WORD = re.compile(r"[\w']+")
+MAX_NAME_WORDS = 6
+
+
+def name_key(name: str) -> str:
+    """A catalog name as ``names_mask`` compares it: lower-case words joined by single spaces."""
+    return " ".join(_WORD.findall(name.lower()))
+
+
+def names_mask(text: str, names: frozenset[str] | set[str]) -> str:
+    """``text`` with every run of words that is a catalog name (a ``name_key``) read as ``item``.
+
+    Longest run first at each position, so "turmeric powder" is one item, not "turmeric" and a
+    stray "powder". Linear in the words of ``text`` (set lookups; no per-catalog regex).
+    """
+    if not names:
+        return text
+    words = list(_WORD.finditer(text))
+    pieces: list[str] = []
+    cursor = i = 0
+    while i < len(words):
+        for n in range(min(MAX_NAME_WORDS, len(words) - i), 0, -1):
+            key = " ".join(m.group(0).lower() for m in words[i:i + n])
+            if key in names:
+                pieces.append(text[cursor:words[i].start()])
+                pieces.append(NEUTRAL)
+                cursor = words[i + n - 1].end()
+                i += n
+                break
+        else:
+            i += 1
+    pieces.append(text[cursor:])
+    return "".join(pieces)
 
 
 def vocabulary_check(slug: str) -> None:

@@ -193,7 +193,6 @@ def test_the_audit_explorer_pages_through_many_turns(admin_client, store):
 # A turn's detail
 
 
-@pytest.mark.xfail(strict=True, reason="Known regression, issue 17 open: the retrained guard (7159ac3) sends plain lookups such as 'um where did we keep the haldi' to the LLM judge, so the turn makes a model call before its guard record")
 def test_a_turns_detail_shows_every_step_in_order_with_timings(admin_client, store, models):
     _demo(store)
     result = _say(store, "um where did we keep the haldi")

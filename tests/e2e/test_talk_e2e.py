@@ -25,20 +25,14 @@ from assistant.inference.fake import fake_models as scripted_models
 from audit.models import Turn
 from ledger.demo import install_demo_catalog
 from ledger.models import Order, ReorderDraft
-
-# Known failure, found in the last minutes of the session that landed it: the talk page's browser sessions
-# land on the sign-in page (5 of 5 on PostgreSQL + Redis, and on SQLite). Strict, so a fix shows.
-_PG_KNOWN_FAILURE = pytest.mark.xfail(
-    strict=True, reason="talk page sign-in lost in the browser journeys (regression to fix first)",
-)
 from tenants.context import use_store
 from tenants.models import Membership
 from tests.e2e.conftest import sign_in
-from tests.factories import MembershipFactory, StoreFactory, UserFactory
+from tests.factories import MembershipFactory, StoreFactory, UserFactory, verified
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
-pytestmark = [pytest.mark.django_db(transaction=True), _PG_KNOWN_FAILURE]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 PASSWORD = "talk-page-demo-pass"
 PHRASE = "where do we keep the haldi"
@@ -93,7 +87,7 @@ def demo_owner(live_url, settings):
     """
     settings.PUBLIC_URL = live_url
     store = StoreFactory(slug="little-india", name="Little India Grocery")
-    user = UserFactory(username="raj", email="raj@example.com", password=PASSWORD)
+    user = verified(UserFactory(username="raj", email="raj@example.com", password=PASSWORD))  # sign-in needs a confirmed address
     MembershipFactory(user=user, store=store, role=Membership.Role.OWNER)
     with use_store(store):
         install_demo_catalog(store=store)
