@@ -36,54 +36,65 @@ def _say(client, text, conversation=None):
     return response.json()
 
 
-def _route(answer):
+def _route(answer, store):
+    """The turn's route event (read inside the store's context: row-level security on PostgreSQL)."""
+    with use_store(store):
+        return _route_record(answer)
+
+
+def _model_calls(answer, store):
+    with use_store(store):
+        return Record.objects.filter(conversation=answer["conversation"], kind=Record.Kind.MODEL_CALL).count()
+
+
+def _route_record(answer):
     return Record.objects.get(conversation=answer["conversation"], kind=Record.Kind.EVENT, name="route",
                               turn__index=answer["turn"]).result
 
 
-def test_a_plain_lookup_is_answered_without_the_router_model_and_audited_as_the_matchers(api_client, fast, router):
+def test_a_plain_lookup_is_answered_without_the_router_model_and_audited_as_the_matchers(api_client, demo, fast, router):
     answer = _say(api_client, "um where did we keep the haldi")
     assert answer["tool_calls"][0]["tool"] == "get_inventory"
     assert answer["tool_calls"][0]["arguments"] == {"item": "Turmeric powder"}
     assert "Aisle" in answer["reply"] and answer["media"][0]["kind"] == "photo"
     assert router.requests == []
     assert answer["guard"]["output"] is None  # a reply built by code from tool results needs no output guard
-    route = _route(answer)
+    route = _route(answer, demo)
     assert route["decided_by"] == "matcher" and route["source"] == "template" and route["confidence"] == 1.0
-    assert not Record.objects.filter(conversation=answer["conversation"], kind=Record.Kind.MODEL_CALL).exists()
+    assert _model_calls(answer, demo) == 0
 
 
 def test_a_count_change_through_the_fast_path_writes_the_owners_number(api_client, demo, fast, router):
     answer = _say(api_client, "so we actually have fifteen bags of atta, fix the count")
     assert [call["tool"] for call in answer["tool_calls"]] == ["get_inventory", "update_inventory"]
-    assert router.requests == [] and _route(answer)["decided_by"] == "matcher"
+    assert router.requests == [] and _route(answer, demo)["decided_by"] == "matcher"
     with use_store(demo):
         assert Product.objects.get(store=demo, name="Atta").stock == 15
 
 
-def test_what_the_matcher_is_unsure_of_goes_to_the_router_model(api_client, fast, router):
+def test_what_the_matcher_is_unsure_of_goes_to_the_router_model(api_client, demo, fast, router):
     router.add({"action": "general"})
     answer = _say(api_client, "what's the capital of australia")
     assert len(router.requests) == 1 and answer["action"] == "general"
-    assert _route(answer) == {"decided_by": "model", "action": "general"}
+    assert _route(answer, demo) == {"decided_by": "model", "action": "general"}
     assert answer["guard"]["output"] is not None  # the general model wrote this reply, so it is judged
 
 
-def test_another_one_repeats_the_guide_from_the_conversations_last_action(api_client, fast, router):
+def test_another_one_repeats_the_guide_from_the_conversations_last_action(api_client, demo, fast, router):
     first = _say(api_client, "give me a quick tip on managing inventory")
     second = _say(api_client, "play another one", conversation=first["conversation"])
     assert first["media"][0]["kind"] == second["media"][0]["kind"] == "audio"
     assert first["media"][0]["url"] != second["media"][0]["url"]
     assert router.requests == []
-    assert _route(second)["source"] == "context"
+    assert _route(second, demo)["source"] == "context"
 
 
-def test_the_setting_off_sends_every_request_to_the_model(api_client, settings, router):
+def test_the_setting_off_sends_every_request_to_the_model(api_client, demo, settings, router):
     settings.SHELFWISE_FAST_PATH = False
     router.add({"action": "find_product", "item": "haldi", "ask": "where"})
     answer = _say(api_client, "where is the haldi")
     assert len(router.requests) == 1 and answer["tool_calls"][0]["arguments"] == {"item": "Turmeric powder"}
-    assert _route(answer)["decided_by"] == "model"
+    assert _route(answer, demo)["decided_by"] == "model"
 
 
 def test_another_store_gets_only_its_own_catalog_through_the_fast_path(api_client, other_store, fast, router):
@@ -94,7 +105,8 @@ def test_another_store_gets_only_its_own_catalog_through_the_fast_path(api_clien
     assert router.requests == []
     assert all(call["tool"] != "get_inventory" or call["result"].get("product") is None for call in answer["tool_calls"])
     assert "Aisle" not in answer["reply"]
-    assert not Record.objects.filter(store=other_store, kind=Record.Kind.TOOL_CALL, result__product__isnull=False).exists()
+    with use_store(other_store):
+        assert not Record.objects.filter(store=other_store, kind=Record.Kind.TOOL_CALL, result__product__isnull=False).exists()
 
 
 def test_a_malformed_template_file_fails_the_system_check(settings, tmp_path, monkeypatch):
@@ -146,8 +158,8 @@ def test_route_eval_reports_what_the_matcher_decided_and_its_precision(db, tmp_p
     assert len(router.requests) == 1
 
 
-def test_a_greeting_gets_a_reply_written_by_code_with_no_model_and_no_output_guard(api_client, fast, router):
+def test_a_greeting_gets_a_reply_written_by_code_with_no_model_and_no_output_guard(api_client, demo, fast, router):
     answer = _say(api_client, "hey shelfwise, good morning")
     assert answer["action"] == "general" and answer["reply"].startswith("Good morning!")
     assert answer["tool_calls"] == [] and answer["guard"]["output"] is None
-    assert not Record.objects.filter(conversation=answer["conversation"], kind=Record.Kind.MODEL_CALL).exists()
+    assert _model_calls(answer, demo) == 0
