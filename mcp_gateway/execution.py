@@ -146,13 +146,16 @@ def execute_tool(
     caller: Caller,
     policy: Policy | None = None,
     idempotency_key: str = "",
+    refusal: str = "",
 ) -> ToolResult:
     """Run one tool call for ``store`` as ``caller`` and audit it; never raises for a bad call.
 
     ``policy`` is an extra rule applied after the credential-scope policy (the assistant's
     intent rules); MCP clients pass none. ``idempotency_key`` makes a side-effecting call safe to
     retry: a repeat with the same key and arguments returns the first result and changes nothing
-    (reads ignore it). Must be called from synchronous code (the MCP server uses a worker thread).
+    (reads ignore it). ``refusal``: the caller's own layer already refused the call (the assistant's
+    arguments layer): it is recorded as refused with that sentence, before schema checks, and nothing
+    runs. Must be called from synchronous code (the MCP server uses a worker thread).
     """
     started = time.perf_counter()
     raw_arguments: Any = {} if arguments is None else arguments
@@ -161,7 +164,11 @@ def execute_tool(
             name=name, arguments=raw_arguments, store=store, caller=caller, key=idempotency_key,
             statements=statements, started=started,
         )
-        attempt = _attempt(name, raw_arguments, store=store, caller=caller, policy=policy, key=idempotency_key, recorder=recorder)
+        if refusal:
+            attempt = _Attempt(Outcome.REFUSED, {"error": "refused", "message": refusal}, refusal)
+        else:
+            attempt = _attempt(name, raw_arguments, store=store, caller=caller, policy=policy, key=idempotency_key,
+                               recorder=recorder)
         if attempt.record is None:
             # Refused, failed, rolled back or replayed: recorded on its own.
             attempt.record = recorder.write(attempt)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from assistant import tool_args
 from assistant.guard.data import data_check, result_texts
 from assistant.types import EventKind, Outcome, ToolCallView
 from mcp_gateway.execution import ToolResult, execute_tool
@@ -53,9 +54,18 @@ class TurnContext:
         owner's "yes" passes its own caller (with the confirm grant) and no extra policy.
         """
         started = time.perf_counter()
+        repairs: tuple[str, ...] = ()
+        if policy is _TURN_POLICY:
+            # What code owns (the product the owner named, expectedStock, quantities, confirmed=false)
+            # is filled by one layer for every mode; a call it cannot fill is refused, audited as such.
+            filled = tool_args.fill(self, name, arguments)
+            policy, refusal, repairs = self.policy, filled.refusal, filled.repairs
+            arguments = filled.arguments
+        else:
+            refusal = ""
         result = execute_tool(
             name, arguments, store=self.store, caller=caller or self.caller,
-            policy=self.policy if policy is _TURN_POLICY else policy, idempotency_key=idempotency_key,
+            policy=policy, idempotency_key=idempotency_key, refusal=refusal,
         )
         # A model may read the result next: data from the books must not carry instructions.
         data_check(result_texts(result.data), source=f"tool:{name}")
@@ -70,7 +80,8 @@ class TurnContext:
         self.results.append(result)
         self.emit(
             EventKind.TOOL_CALL,
-            {**view.as_dict(), "outcome": result.outcome, "ms": round((time.perf_counter() - started) * 1000, 1)},
+            {**view.as_dict(), "outcome": result.outcome, "ms": round((time.perf_counter() - started) * 1000, 1),
+             **({"repairs": list(repairs)} if repairs else {})},
         )
         return result
 

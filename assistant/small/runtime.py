@@ -219,7 +219,7 @@ def _ground_item(loop: Loop, item: Any) -> tuple[str | None, str | None]:
 def _run_call(loop: Loop, call: Call) -> ModeOutcome | None:
     """Run one call, append its lines; a ModeOutcome when code ends the turn instead of the model."""
     from assistant.modes.client_tools import is_client_tool, run_client_tool
-    from assistant.small.results import complete_arguments, result_line
+    from assistant.small.results import result_line
 
     ctx = loop.ctx
     name, args = call.name, dict(call.arguments)
@@ -265,8 +265,7 @@ def _run_call(loop: Loop, call: Call) -> ModeOutcome | None:
         else:
             args.pop("items", None)
         args["confirmed"] = False
-    args = complete_arguments(name, args, store=ctx.store)
-    result = ctx.call_tool(name, args)
+    result = ctx.call_tool(name, args)  # the arguments layer fills expectedStock and quantities (assistant/tool_args.py)
     loop.tools_ran += 1
     if not result.ok and result.outcome == "refused":
         return loop.outcome("I didn't change anything: " + result.message, model_written=False,
