@@ -77,10 +77,76 @@ def seed(count: int, out: Path) -> None:
     print(f"{count} stores ready in {time.perf_counter() - started:.0f} s -> {out}")
 
 
+def jobs(since: str, until: str | None) -> dict:
+    """The worker's side of the run: turn jobs created in the window, by status, queue wait and run time."""
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shelfwise.settings")
+    import datetime as dt
+
+    import django
+
+    django.setup()
+    from tenants.rls import bypass
+    from worker.models import TurnJob
+
+    start = dt.datetime.fromisoformat(since)
+    end = dt.datetime.fromisoformat(until) if until else dt.datetime.now(dt.UTC)
+    with bypass():
+        rows = list(TurnJob.objects.filter(created_at__gte=start).values_list(
+            "status", "error_code", "created_at", "started_at", "finished_at"))
+
+    def pct(values: list[float], q: float) -> float | None:
+        if not values:
+            return None
+        ordered = sorted(values)
+        return round(ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))], 2)
+
+    waits = [(s - c).total_seconds() for _st, _e, c, s, _f in rows if s]
+    runs = [(f - s).total_seconds() for st, _e, _c, s, f in rows if s and f and st == "done"]
+    done_in_window = sum(1 for st, _e, _c, _s, f in rows if st == "done" and f and f <= end)
+    minutes = max((end - start).total_seconds() / 60, 1e-9)
+    by_status: dict[str, int] = defaultdict(int)
+    for status, code, *_ in rows:
+        by_status[f"{status}:{code}" if code else status] += 1
+    return {"jobs": len(rows), "by_status": dict(by_status), "done_per_min_in_window": round(done_in_window / minutes, 2),
+            "window_min": round(minutes, 2), "queue_wait_s_p50": pct(waits, 0.5), "queue_wait_s_p95": pct(waits, 0.95),
+            "run_s_p50": pct(runs, 0.5), "run_s_p95": pct(runs, 0.95)}
+
+
+def _loadavg() -> float:
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return -1.0
+
+
+def _pg_sessions(dsn: str) -> tuple[int, int]:
+    """Sessions on the deployment's database, and on the whole server (its max_connections is shared)."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=3) as conn:
+        return conn.execute("SELECT count(*) FILTER (WHERE datname = current_database()), count(*) "
+                            "FROM pg_stat_activity WHERE backend_type = 'client backend'").fetchone()
+
+
+async def load_sampler(stop: float, samples: list[float], sessions: list[tuple[int, int]], dsn: str | None) -> None:
+    """Every 5 s: the machine's 1-minute load average (others share this machine: it is part of the
+    figure) and, given ``--pg-dsn``, the database sessions open."""
+    while time.monotonic() < stop:
+        samples.append(_loadavg())
+        if dsn:
+            try:
+                sessions.append(await asyncio.to_thread(_pg_sessions, dsn))
+            except Exception:  # noqa: BLE001 - the server full is itself the finding; keep sampling
+                sessions.append((-1, -1))
+        await asyncio.sleep(5)
+
+
 class Recorder:
     def __init__(self) -> None:
         self.latency: dict[str, list[float]] = defaultdict(list)
         self.errors: dict[str, list[str]] = defaultdict(list)
+        self.deferred = 0  # turns answered 202 and followed to the end through the status URL
 
     def add(self, surface: str, started: float, error: str | None = None) -> None:
         self.latency[surface].append((time.perf_counter() - started) * 1000)
@@ -107,13 +173,16 @@ async def owner(client, store: dict, stop: float, record: Recorder) -> None:
             answer = await client.post("/api/v1/turns", json={"text": random.choice(OWNER_TURNS),
                                                               "conversation": conversation}, headers=headers)
             if answer.status_code == 202:  # past the server's bound: follow the status URL (still one turn)
+                record.deferred += 1
                 url = answer.json()["status_url"]
                 while time.monotonic() < stop + 120:
                     await asyncio.sleep(0.5)
                     status = (await client.get(url, headers=headers)).json()
                     if status["status"] in ("done", "failed"):
                         break
-                error = None if status["status"] == "done" else f"failed: {status.get('error')}"
+                error = None if status["status"] == "done" else f"{status['status']}: {status.get('error')}"
+                if status["status"] == "done":
+                    conversation = status["result"]["conversation"]
             else:
                 error = None if answer.status_code == 200 else f"{answer.status_code}: {answer.text[:120]}"
                 if answer.status_code == 200:
@@ -163,7 +232,7 @@ async def probe(client, stop: float, record: Recorder) -> None:
         await asyncio.sleep(0.2)
 
 
-async def drive(args) -> list[dict]:
+async def drive(args) -> dict:
     import httpx
 
     stores = json.loads(Path(args.stores).read_text())
@@ -177,10 +246,19 @@ async def drive(args) -> list[dict]:
         tasks += [shopper(client, stores, stop, record) for _ in range(args.shoppers)]
         tasks += [mcp_client(args.url, stores[args.owners + i], stop, record) for i in range(args.mcp)]
         tasks.append(probe(client, stop, record))
+        loads: list[float] = []
+        sessions: list[tuple[int, int]] = []
+        tasks.append(load_sampler(stop, loads, sessions, args.pg_dsn))
+        began = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
         started = time.perf_counter()
         await asyncio.gather(*tasks)
         elapsed = time.perf_counter() - started
-    return record.table(elapsed)
+    return {"rows": record.table(elapsed), "started": began, "elapsed_s": round(elapsed, 1),
+            "turns_deferred_202": record.deferred,
+            "loadavg_1m": {"mean": round(statistics.mean(loads), 2) if loads else None, "max": max(loads, default=None)},
+            "pg_sessions_max": {"this_database": max((a for a, _ in sessions), default=None),
+                                "server": max((b for _, b in sessions), default=None),
+                                "samples_refused": sum(1 for a, _ in sessions if a < 0)}}
 
 
 def main() -> None:
@@ -197,12 +275,20 @@ def main() -> None:
     running.add_argument("--mcp", type=int, default=4)
     running.add_argument("--duration", type=float, default=120.0)
     running.add_argument("--out", default=str(ROOT / "var/up/load_result.json"))
+    running.add_argument("--pg-dsn", default=None, help="sample the deployment's PostgreSQL sessions every 5 s")
+    jobbing = sub.add_parser("jobs", help="the turn jobs of a run, from the deployment's database (its env set)")
+    jobbing.add_argument("--since", required=True, help="ISO time the run started")
+    jobbing.add_argument("--until", default=None, help="ISO time the run stopped (turns done by then count)")
     args = parser.parse_args()
     if args.command == "seed":
         seed(args.stores, Path(args.out))
         return
-    rows = asyncio.run(drive(args))
-    Path(args.out).write_text(json.dumps({"args": vars(args), "rows": rows}, indent=2))
+    if args.command == "jobs":
+        print(json.dumps(jobs(args.since, args.until)))
+        return
+    result = asyncio.run(drive(args))
+    rows = result["rows"]
+    Path(args.out).write_text(json.dumps({"args": vars(args), **result}, indent=2))
     print("| surface | requests | errors | per second | p50 ms | p95 ms |")
     print("| --- | --- | --- | --- | --- | --- |")
     for row in rows:
@@ -210,6 +296,9 @@ def main() -> None:
     for row in rows:
         for error in row["first_errors"]:
             print(f"  {row['surface']}: {error}")
+    print(f"started {result['started']}, {result['elapsed_s']} s; turns answered 202 and followed: "
+          f"{result['turns_deferred_202']}; load average (1 min) during the run: {result['loadavg_1m']}; "
+          f"PostgreSQL sessions (max): {result['pg_sessions_max']}")
 
 
 if __name__ == "__main__":

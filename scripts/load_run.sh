@@ -7,7 +7,8 @@
 # REAL_MODELS=1: the bundled model in one turns worker instead (turns per minute per worker).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export UP_DB=${UP_DB:-shelfwise_load} UP_PORT=${UP_PORT:-8017} UP_VHOST=${UP_VHOST:-shelfwise_load} UP_REDIS_DB=${UP_REDIS_DB:-10}
+# This worktree's own database and Redis db (HELPERS.md: sw_load, db 11), never the lead's.
+export UP_DB=${UP_DB:-sw_load} UP_PORT=${UP_PORT:-8017} UP_VHOST=${UP_VHOST:-shelfwise_load} UP_REDIS_DB=${UP_REDIS_DB:-11}
 export WEB_WORKERS=${WEB_WORKERS:-2} TURN_CONCURRENCY=${TURN_CONCURRENCY:-8}
 FAKE_PORT=${FAKE_PORT:-8093}
 mkdir -p var/up
@@ -23,6 +24,13 @@ cleanup() { scripts/up.sh down; [[ -n ${fake_pid:-} ]] && kill "$fake_pid" 2>/de
 trap cleanup EXIT
 scripts/up.sh up || exit 1
 ( set -a; . var/up/env; set +a; .venv/bin/python scripts/load.py seed --stores "${LOAD_STORES:-200}" --out var/up/load_stores.json ) || exit 1
+echo "before: $(uptime)" > var/up/load_uptime.txt
 .venv/bin/python scripts/load.py run --url "http://127.0.0.1:$UP_PORT" --stores var/up/load_stores.json \
   --owners "${LOAD_OWNERS:-20}" --shoppers "${LOAD_SHOPPERS:-8}" --mcp "${LOAD_MCP:-4}" --duration "${LOAD_S:-90}" \
-  --out var/up/load_result.json | tee var/up/load_table.md
+  --pg-dsn "postgresql://postgres@127.0.0.1:5432/$UP_DB" --out var/up/load_result.json | tee var/up/load_table.md
+echo "after: $(uptime)" >> var/up/load_uptime.txt
+# The worker's side: turn jobs of this run (queue wait, run time, done per minute inside the window).
+since=$(.venv/bin/python -c "import json; print(json.load(open('var/up/load_result.json'))['started'])")
+until=$(.venv/bin/python -c "import json,datetime as d; r=json.load(open('var/up/load_result.json')); print((d.datetime.fromisoformat(r['started'])+d.timedelta(seconds=r['elapsed_s'])).isoformat())")
+( set -a; . var/up/env; set +a; .venv/bin/python scripts/load.py jobs --since "$since" --until "$until" ) | tee var/up/load_jobs.json
+cat var/up/load_uptime.txt
