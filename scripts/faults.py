@@ -1,22 +1,36 @@
-"""Fault injection under load: a worker killed mid-turn, Redis stopped, PostgreSQL restarted, the
-model server hung; afterwards, nothing lost and nothing applied twice.
+"""Fault injection under load: a worker killed mid-turn, Redis stopped, PostgreSQL's connections cut,
+the model server hung; afterwards, nothing lost and nothing applied twice.
 
-    flock /tmp/shelfwise-heavy.lock .venv/bin/python scripts/faults.py --stores 12 --owners 6 --phase-s 20
+    flock /tmp/shelfwise-heavy.lock .venv/bin/python scripts/faults.py --stores 12 --owners 6 --phase-s 25
 
-It runs its OWN PostgreSQL cluster (initdb into var/faults/pg, port 5440), its own Redis
-(port 6390) and the fake model server (port 8092), never the machine's shared ones; the broker is
-RabbitMQ on 127.0.0.1 (vhost ``shelfwise_faults``). The web process, the turns worker, the jobs
-worker and beat are started here (not with honcho, which stops everything when one process dies).
+What it runs (each process by its own pid; nothing shared is stopped):
 
-Owners post count changes ("we actually have N bags of atta", N unique per store) with an
-``Idempotency-Key``, retrying a 503 or a dropped connection with the same key, as a careful client
-does; every store's daily reports are scheduled into the fault window. Phases, each ``--phase-s``
-long: baseline, worker killed (SIGKILL mid-turn, restarted 5 s later), Redis stopped, PostgreSQL
-restarted, model server hanging (turns time out after 5 s). Then it waits for the queues to drain
-and checks the books against what the clients were told:
+* PostgreSQL: a database of this worktree's own (``--db``, default ``sw_load_faults``) on the machine's server,
+  dropped and created afresh (the machine's cluster is shared, so it is not restarted: the
+  "PostgreSQL restarted" fault refuses new connections to this database (``ALTER DATABASE ...
+  ALLOW_CONNECTIONS false``), ends every session in it (``pg_terminate_backend``), waits
+  ``--pg-outage-s`` and lets connections in again: what the app sees of a restart);
+* its own Redis (``redis-server`` on ``--redis-port``, 6390): cache and channel layer;
+* RabbitMQ on 127.0.0.1 (its own vhost, emptied first): the broker;
+* the fake model server (``--model-port``), turn model calls bounded at 5 s;
+* the web process, the turns worker, the jobs worker and beat (not under honcho, which stops
+  everything when one process dies).
 
-* lost: a count the owner was told was set, missing from the journal;
-* duplicated: one asked count journaled twice; an email sent twice (files in the mail folder);
+Clients, during every phase: owners alternate a count change ("we actually have N bags of atta",
+N unique per store) and a reorder ("order M bags of toor dal", M unique), answering "yes" to the
+draft when it is offered (an order); tills post receipts. Every write carries its own
+``Idempotency-Key`` and is retried with the same key on a 503 or a dropped connection, as a careful
+client does. Every store's daily reports are scheduled inside the fault window.
+
+Phases, ``--phase-s`` each: baseline, worker killed (SIGKILL mid-turn, restarted 5 s later),
+Redis stopped, PostgreSQL's connections cut, model server hanging. Then a bounded drain
+(``--drain-s``): the answers still pending are followed through their status URLs together;
+one still unsettled then is counted as unanswered (the turns worker is stopped before the check,
+so nothing is applied after it). The check compares the books with what clients were told:
+
+* lost: a write the client was told was done, missing (count, draft, order, receipt);
+* applied twice: one asked write found twice; an email sent twice (files in the mail folder);
+* applied, not told: written, but the client saw no success (allowed: it may ask the status URL);
 * 500s: any answer with status 500.
 """
 
@@ -37,31 +51,35 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DIR = ROOT / "var" / "faults"
-PG_BIN = sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1] if Path("/usr/lib/postgresql").exists() else None
 PY = str(ROOT / ".venv/bin/python")
 CELERY = str(ROOT / ".venv/bin/celery")
-# PostgreSQL refuses to run as root: as root, its cluster belongs to the postgres user, in /tmp.
-AS_PG = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-PG_DIR = Path("/tmp/shelfwise-faults-pg") if os.geteuid() == 0 else DIR / "pg-cluster"
-PHASES = ("baseline", "worker killed", "redis stopped", "postgres restarted", "model server hung")
+PHASES = ("baseline", "worker killed", "redis stopped", "postgres connections cut", "model server hung")
+KINDS = ("count", "draft", "order", "receipt")
+RETRIES = 4
 
 
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
+def loadavg() -> str:
+    return Path("/proc/loadavg").read_text().split(" ", 3)[:3].__str__()
+
+
 class Topology:
-    """Our own PostgreSQL, Redis and fake model server, and the app's processes, each by its pid."""
+    """Our own Redis, fake model server and app processes, and our own database, each by its pid."""
 
     def __init__(self, args) -> None:
         self.args = args
         self.procs: dict[str, subprocess.Popen] = {}
+        self.admin_url = f"postgresql://postgres@{args.pg_host}:{args.pg_port}/postgres"
         self.env = {
-            **os.environ, "DATABASE_URL": f"postgres://postgres@127.0.0.1:{args.pg_port}/shelfwise",
+            **os.environ, "DATABASE_URL": f"postgres://postgres@{args.pg_host}:{args.pg_port}/{args.db}",
             "REDIS_URL": f"redis://127.0.0.1:{args.redis_port}/0",
             "CELERY_BROKER_URL": f"amqp://guest:guest@127.0.0.1:5672/{args.vhost}",
             "EMAIL_URL": f"file://{DIR / 'mail'}", "PUBLIC_URL": f"http://127.0.0.1:{args.port}",
-            "SHELFWISE_DATA_DIR": str(ROOT / "var"), "SHELFWISE_TURN_WAIT_S": "20", "SHELFWISE_WARM_UP": "1",
+            "SHELFWISE_TURN_WAIT_S": str(args.turn_wait_s), "SHELFWISE_WARM_UP": "1",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost", "SESSION_COOKIE_SECURE": "false",
         }
         for role in ("ROUTER", "GUARD", "GENERAL"):
             self.env.update({f"SHELFWISE_{role}_BACKEND": "openai", f"SHELFWISE_{role}_MODEL": "fake",
@@ -73,19 +91,41 @@ class Topology:
         self.procs[name] = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
                                             start_new_session=True)
 
-    def stop(self, name: str, sig: int = signal.SIGTERM) -> None:
+    def stop(self, name: str, sig: int = signal.SIGTERM, wait: float = 30) -> None:
         proc = self.procs.pop(name, None)
         if proc is not None and proc.poll() is None:
             os.killpg(proc.pid, sig)
             try:
-                proc.wait(30)
+                proc.wait(wait)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
 
-    def pg(self, action: str) -> None:
-        subprocess.run([*AS_PG, str(PG_BIN / "pg_ctl"), "-D", str(PG_DIR / "data"), "-w", "-m", "fast", "-l",
-                        str(PG_DIR / "pg.log"), "-o", f"-p {self.args.pg_port} -k {PG_DIR}", action],
-                       check=True, capture_output=True)
+    def admin(self, *statements: str, db: str = "postgres") -> list:
+        """Statements as the superuser (past row-level security), on the maintenance database or ours."""
+        import psycopg
+
+        rows = []
+        url = self.admin_url.rsplit("/", 1)[0] + f"/{db}"
+        with psycopg.connect(url, autocommit=True, connect_timeout=5) as conn:
+            for statement in statements:
+                cursor = conn.execute(statement)
+                rows.append(cursor.fetchall() if cursor.description else None)
+        return rows
+
+    def pg_cut(self) -> int:
+        """What a restart does to this database's clients: every session ended, new ones refused for a while."""
+        db = self.args.db
+        ended = self.admin(
+            f'ALTER DATABASE "{db}" ALLOW_CONNECTIONS false',
+            f"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '{db}' AND pid <> pg_backend_pid()",
+        )[1][0][0]
+        time.sleep(self.args.pg_outage_s)
+        self.pg_allow()
+        return ended
+
+    def pg_allow(self) -> None:
+        self.admin(f'ALTER DATABASE "{self.args.db}" ALLOW_CONNECTIONS true')
 
     def redis(self) -> None:
         self.start("redis", ["redis-server", "--port", str(self.args.redis_port), "--bind", "127.0.0.1", "--save", "",
@@ -100,7 +140,7 @@ class Topology:
             "jobs": [CELERY, "-A", "shelfwise", "worker", "-Q", "jobs,imports", "-P", "threads", "-c", "2", "-n",
                      "faults-jobs@%h", "--without-gossip", "--without-mingle"],
             "beat": [CELERY, "-A", "shelfwise", "beat", "-S", "django_celery_beat.schedulers:DatabaseScheduler",
-                     "--pidfile="],
+                     "--pidfile=", "-s", str(DIR / "beat-schedule")],
         }
         self.start(name, commands[name])
 
@@ -110,19 +150,12 @@ class Topology:
 
     def up(self) -> None:
         shutil.rmtree(DIR, ignore_errors=True)
-        shutil.rmtree(PG_DIR, ignore_errors=True)
         (DIR / "mail").mkdir(parents=True)
-        PG_DIR.mkdir(parents=True)
-        if AS_PG:
-            shutil.chown(PG_DIR, "postgres", "postgres")
-        subprocess.run([*AS_PG, str(PG_BIN / "initdb"), "-D", str(PG_DIR / "data"), "-U", "postgres", "--auth=trust"],
-                       check=True, capture_output=True)
-        self.pg("start")
-        subprocess.run([str(PG_BIN / "createdb"), "-h", "127.0.0.1", "-p", str(self.args.pg_port), "-U", "postgres",
-                        "shelfwise"], check=True)
-        subprocess.run(["rabbitmqctl", "add_vhost", self.args.vhost], capture_output=True)
-        subprocess.run(["rabbitmqctl", "set_permissions", "-p", self.args.vhost, "guest", ".*", ".*", ".*"],
-                       capture_output=True)
+        db = self.args.db
+        self.admin(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)', f'CREATE DATABASE "{db}"')
+        for command in (["delete_vhost", self.args.vhost], ["add_vhost", self.args.vhost],
+                        ["set_permissions", "-p", self.args.vhost, "guest", ".*", ".*", ".*"]):
+            subprocess.run(["rabbitmqctl", *command], capture_output=True)  # a fresh vhost: no old messages
         self.redis()
         self.start("model", [PY, "scripts/fake_model_server.py", "--port", str(self.args.model_port),
                              "--latency-ms", "900", "--jitter-ms", "300"])
@@ -136,170 +169,292 @@ class Topology:
         for name in list(self.procs):
             self.stop(name)
         try:
-            self.pg("stop")
-        except subprocess.CalledProcessError:
-            pass
+            self.pg_allow()
+        except Exception as exc:  # noqa: BLE001
+            log(f"could not re-allow connections to {self.args.db}: {exc}")
+
+
+# -- clients ---------------------------------------------------------------------------------------
+
+
+async def write(client, url: str, body: dict, headers: dict, entry: dict) -> object | None:
+    """POST with one idempotency key, retried on anything but a clear answer; the last answer, or None."""
+    for attempt in range(RETRIES):
+        try:
+            answer = await client.post(url, json=body, headers=headers)
+            entry["statuses"].append(answer.status_code)
+            if answer.status_code in (200, 201, 202):
+                return answer
+        except Exception as exc:  # noqa: BLE001 - a dropped connection is retried, then counted
+            entry["statuses"].append(type(exc).__name__)
+        if attempt < RETRIES - 1:
+            await asyncio.sleep(1.5)
+    return None
+
+
+async def turn(client, store: dict, text: str, kind: str, number: int, phase: list[str], asked: list[dict],
+               conversation: str | None = None) -> dict:
+    entry = {"kind": kind, "store": store["slug"], "number": number, "phase": phase[0], "outcome": "no answer",
+             "reply": "", "statuses": [], "conversation": None}
+    asked.append(entry)
+    headers = {"Authorization": f"Bearer {store['api']}", "Idempotency-Key": uuid.uuid4().hex}
+    answer = await write(client, "/api/v1/turns", {"text": text, "conversation": conversation}, headers, entry)
+    if answer is None:
+        last = entry["statuses"][-1] if entry["statuses"] else "?"
+        entry["outcome"] = f"refused ({last})"
+    elif answer.status_code == 200:
+        entry["outcome"], entry["reply"] = "done", answer.json()["reply"]
+        entry["conversation"] = answer.json()["conversation"]
+    else:  # 202: still running when the server's bound passed; followed at the drain
+        entry["outcome"], entry["status_url"] = "pending", answer.json()["status_url"]
+    return entry
 
 
 async def owner(client, store: dict, stop: float, phase: list[str], asked: list[dict]) -> None:
-    headers = {"Authorization": f"Bearer {store['api']}"}
-    count = 100
+    count, qty = 100, 200  # unique per store: each write can be found in the books
     while time.monotonic() < stop:
         count += 1
-        key = uuid.uuid4().hex
-        entry = {"store": store["slug"], "count": count, "phase": phase[0], "outcome": None, "statuses": []}
+        await turn(client, store, f"we actually have {count} bags of atta", "count", count, phase, asked)
+        if time.monotonic() >= stop:
+            break
+        qty += 1
+        draft = await turn(client, store, f"order {qty} bags of toor dal", "draft", qty, phase, asked)
+        if draft["outcome"] == "done" and "Shall I place it" in draft["reply"] and time.monotonic() < stop:
+            await turn(client, store, "yes", "order", qty, phase, asked, conversation=draft["conversation"])
+
+
+async def till(client, store: dict, stop: float, phase: list[str], asked: list[dict]) -> None:
+    while time.monotonic() < stop:
+        key = f"faults-{uuid.uuid4().hex}"
+        entry = {"kind": "receipt", "store": store["slug"], "number": key, "phase": phase[0], "outcome": "no answer",
+                 "reply": "", "statuses": []}
         asked.append(entry)
-        for _attempt in range(4):  # a careful client retries with the same key
-            try:
-                answer = await client.post("/api/v1/turns", json={"text": f"we actually have {count} bags of atta"},
-                                           headers={**headers, "Idempotency-Key": key})
-                entry["statuses"].append(answer.status_code)
-                if answer.status_code == 200:
-                    entry["outcome"] = "done:" + answer.json()["reply"]
-                    break
-                if answer.status_code == 202:
-                    entry["outcome"] = "pending"
-                    entry["status_url"] = answer.json()["status_url"]
-                    break
-                entry["outcome"] = f"http {answer.status_code}"
-            except Exception as exc:  # noqa: BLE001 - a dropped connection is retried, then counted
-                entry["statuses"].append(type(exc).__name__)
-                entry["outcome"] = "connection error"
-            await asyncio.sleep(2)
+        answer = await write(client, "/api/v1/receipts", {"lines": [{"sku": store["sku"], "qty": 1}]},
+                             {"Authorization": f"Bearer {store['api']}", "Idempotency-Key": key}, entry)
+        entry["outcome"] = "done" if answer is not None else f"refused ({entry['statuses'][-1]})"
+        await asyncio.sleep(0.5)
 
 
-async def load_with_faults(top: Topology, args) -> list[dict]:
+async def follow(client, entry: dict, token: str, deadline: float) -> None:
+    """A 202's job, polled until it settles or the drain's bound passes."""
+    while time.monotonic() < deadline:
+        try:
+            answer = await client.get(entry["status_url"], headers={"Authorization": f"Bearer {token}"})
+            if answer.status_code == 200:
+                status = answer.json()
+                if status["status"] == "done":
+                    entry["outcome"], entry["reply"] = "done (followed)", status["result"]["reply"]
+                    return
+                if status["status"] == "failed":
+                    entry["outcome"] = f"failed ({(status.get('error') or {}).get('code')})"
+                    return
+        except Exception:  # noqa: BLE001 - keep polling until the bound
+            pass
+        await asyncio.sleep(1)
+    entry["outcome"] = "unsettled at the end"
+
+
+async def load_with_faults(top: Topology, args, stores: list[dict]) -> tuple[list[dict], dict]:
     import httpx
 
-    stores = json.loads((DIR / "stores.json").read_text())[: args.owners]
     phase = [PHASES[0]]
     asked: list[dict] = []
-    total = args.phase_s * len(PHASES)
-    stop = time.monotonic() + total
+    notes: dict[str, str] = {}
+    stop = time.monotonic() + args.phase_s * len(PHASES)
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{args.port}", timeout=60) as client:
-        owners = [asyncio.create_task(owner(client, store, stop, phase, asked)) for store in stores]
+        clients = [asyncio.create_task(owner(client, store, stop, phase, asked)) for store in stores[: args.owners]]
+        clients += [asyncio.create_task(till(client, store, stop, phase, asked)) for store in stores[: args.tills]]
         for name in PHASES:
             phase[0] = name
-            log(f"phase: {name}")
+            began = time.monotonic()
+            log(f"phase: {name} (load average {loadavg()})")
             if name == "worker killed":
                 await asyncio.sleep(3)
+                running = top.admin("SELECT count(*) FROM worker_turnjob WHERE status = 'running'", db=args.db)[0][0][0]
                 top.stop("turns", signal.SIGKILL)
+                notes[name] = f"SIGKILL with {running} turns running; restarted 5 s later"
                 await asyncio.sleep(5)
                 top.app("turns")
-                await asyncio.sleep(args.phase_s - 8)
             elif name == "redis stopped":
                 top.stop("redis")
-                await asyncio.sleep(args.phase_s)
+                notes[name] = f"redis-server (port {args.redis_port}) stopped for the whole phase"
+                await asyncio.sleep(args.phase_s - 1)
                 top.redis()
-            elif name == "postgres restarted":
-                await asyncio.to_thread(top.pg, "restart")
-                await asyncio.sleep(args.phase_s)
+            elif name == "postgres connections cut":
+                ended = await asyncio.to_thread(top.pg_cut)
+                notes[name] = (f"{ended} sessions ended with pg_terminate_backend, new connections refused for "
+                               f"{args.pg_outage_s} s (ALLOW_CONNECTIONS false)")
             elif name == "model server hung":
                 await client.post(f"http://127.0.0.1:{args.model_port}/control", json={"mode": "hang"})
-                await asyncio.sleep(args.phase_s)
+                notes[name] = "every model call hangs (SHELFWISE_*_TIMEOUT=5 s)"
+                await asyncio.sleep(args.phase_s - 1)
                 await client.post(f"http://127.0.0.1:{args.model_port}/control", json={"mode": "ok"})
-            else:
-                await asyncio.sleep(args.phase_s)
-        await asyncio.gather(*owners)
-        for entry in asked:  # answers that were still running when the bound passed
-            if entry["outcome"] == "pending":
-                for _ in range(120):
-                    status = (await client.get(entry["status_url"], headers={"Authorization": f"Bearer {next(s['api'] for s in stores if s['slug'] == entry['store'])}"})).json()
-                    if status["status"] in ("done", "failed"):
-                        entry["outcome"] = ("done:" + status["result"]["reply"]) if status["status"] == "done" else "failed"
-                        break
-                    await asyncio.sleep(1)
-    return asked
+            await asyncio.sleep(max(0.0, args.phase_s - (time.monotonic() - began)))
+        log("load stopped; waiting for the clients' last answers")
+        await asyncio.gather(*clients)
+        tokens = {store["slug"]: store["api"] for store in stores}
+        pending = [entry for entry in asked if entry["outcome"] == "pending"]
+        log(f"drain: following {len(pending)} answers that were still running (bound {args.drain_s} s)")
+        deadline = time.monotonic() + args.drain_s
+        await asyncio.gather(*(follow(client, entry, tokens[entry["store"]], deadline) for entry in pending))
+    return asked, notes
 
 
-def verify(top: Topology, asked: list[dict]) -> dict:
-    """The journal and the mail folder against what the owners were told."""
-    script = """
+# -- the check -------------------------------------------------------------------------------------
+
+VERIFY = """
 import json, django
 django.setup()
+from django.db.models import Count
 from tenants.rls import bypass
-from ledger.models import StockEntry
-from worker.models import TurnJob, ReportDispatch
+from ledger.models import DraftLine, OrderLine, Receipt, StockEntry
+from worker.models import ReportDispatch, TurnJob
 with bypass():
-    journal = list(StockEntry.objects.filter(reason="count", product__name="Atta").values_list("store__slug", "after"))
-    jobs = dict(TurnJob.objects.values_list("status").annotate(n=__import__("django.db.models", fromlist=["Count"]).Count("id")))
-    dispatch = list(ReportDispatch.objects.values_list("store__slug", "kind", "status"))
-print(json.dumps({"journal": journal, "jobs": jobs, "dispatch": dispatch}))
+    out = {
+        "count": list(StockEntry.objects.filter(reason="count", product__name="Atta").values_list("store__slug", "after")),
+        "draft": list(DraftLine.objects.filter(product__name="Toor dal").values_list("store__slug", "qty")),
+        "order": list(OrderLine.objects.filter(product__name="Toor dal").values_list("store__slug", "qty")),
+        "receipt": list(Receipt.objects.filter(idempotency_key__startswith="faults-").values_list("store__slug", "idempotency_key")),
+        "jobs": [[s, c, n] for s, c, n in TurnJob.objects.values_list("status", "error_code").annotate(n=Count("id"))],
+        "dispatch": list(ReportDispatch.objects.values_list("store__slug", "kind", "status")),
+    }
+print(json.dumps(out))
 """
-    found = json.loads(subprocess.run([PY, "-c", script], cwd=ROOT, env={**top.env, "DJANGO_SETTINGS_MODULE": "shelfwise.settings"},
+
+
+def told(entry: dict) -> bool:
+    """Whether the client was told this write was done."""
+    if entry["kind"] == "receipt":
+        return entry["outcome"] == "done"
+    if not entry["outcome"].startswith("done"):
+        return False
+    expected = {"count": f"set to {entry['number']}", "draft": f"drafted an order for {entry['number']}",
+                "order": "is placed"}[entry["kind"]]
+    return expected in entry["reply"]
+
+
+def verify(top: Topology, asked: list[dict], expected_emails: int) -> dict:
+    """The books and the mail folder against what the clients were told."""
+    found = json.loads(subprocess.run([PY, "-c", VERIFY], cwd=ROOT, env={**top.env, "DJANGO_SETTINGS_MODULE": "shelfwise.settings"},
                                       capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])
-    journaled = Counter((slug, after) for slug, after in found["journal"])
+    books = {kind: Counter((slug, value) for slug, value in found[kind]) for kind in KINDS}
     subjects = Counter()
-    for path in (DIR / "mail").glob("*.log"):
+    for path in (DIR / "mail").glob("*"):
         for line in path.read_text(errors="replace").splitlines():
             if line.startswith("Subject: "):
                 subjects[line] += 1
-    rows = defaultdict(Counter)
+    phases: dict[str, Counter] = defaultdict(Counter)
+    kinds: dict[str, Counter] = defaultdict(Counter)
     for entry in asked:
-        row = rows[entry["phase"]]
-        row["asked"] += 1
-        told_set = (entry["outcome"] or "").startswith("done:") and f"set to {entry['count']}" in entry["outcome"]
-        times = journaled[(entry["store"], entry["count"])]
-        row["answered (set)"] += told_set
-        row["clean refusal (503 / failed / model sentence)"] += not told_set
-        row["http 500"] += 500 in entry["statuses"]
-        row["lost"] += told_set and times == 0
-        row["applied twice"] += times > 1
-        row["applied, answer not seen"] += (not told_set) and times == 1
-    return {"phases": {phase: dict(row) for phase, row in rows.items()}, "jobs": found["jobs"],
-            "emails": {"messages": sum(subjects.values()), "sent twice": sum(1 for n in subjects.values() if n > 1)},
-            "dispatch": Counter(status for _, _, status in found["dispatch"])}
+        times = books[entry["kind"]][(entry["store"], entry["number"])]
+        said = told(entry)
+        for row in (phases[entry["phase"]], kinds[entry["kind"]]):
+            row["asked"] += 1
+            row["told done"] += said
+            row["clean refusal"] += (not said) and entry["outcome"] != "unsettled at the end"
+            row["unsettled at the end"] += entry["outcome"] == "unsettled at the end"
+            row["http 500"] += 500 in entry["statuses"]
+            row["lost"] += said and times == 0
+            row["applied twice"] += times > 1
+            row["applied, not told"] += (not said) and times == 1
+    return {"phases": {phase: dict(row) for phase, row in phases.items()},
+            "kinds": {kind: dict(row) for kind, row in kinds.items()},
+            "jobs": found["jobs"],
+            "emails": {"expected": expected_emails, "messages": sum(subjects.values()), "distinct": len(subjects),
+                       "sent twice": sum(1 for n in subjects.values() if n > 1)},
+            "dispatch": dict(Counter(status for _, _, status in found["dispatch"])),
+            "outcomes": dict(Counter(f"{e['kind']}: {e['outcome'].split(' (')[0] if e['outcome'].startswith('done') else e['outcome']}" for e in asked))}
+
+
+def wait_for_emails(top: Topology, expected: int, limit: float) -> None:
+    query = "SELECT count(*) FROM worker_reportdispatch WHERE status NOT IN ('pending', 'sending')"
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            if top.admin(query, db=top.args.db)[0][0][0] >= expected:
+                return
+        except Exception:  # noqa: BLE001
+            pass
+        time.sleep(5)
+    log(f"the daily reports had not all settled after {limit:.0f} s")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stores", type=int, default=12)
     parser.add_argument("--owners", type=int, default=6)
-    parser.add_argument("--phase-s", type=int, default=20)
+    parser.add_argument("--tills", type=int, default=3)
+    parser.add_argument("--phase-s", type=int, default=25)
+    parser.add_argument("--pg-outage-s", type=float, default=5.0)
+    parser.add_argument("--drain-s", type=float, default=45.0)
+    parser.add_argument("--turn-wait-s", type=float, default=15.0)
     parser.add_argument("--port", type=int, default=8016)
-    parser.add_argument("--pg-port", type=int, default=5440)
+    parser.add_argument("--db", default="sw_load_faults")
+    parser.add_argument("--pg-host", default="127.0.0.1")
+    parser.add_argument("--pg-port", type=int, default=5432)
     parser.add_argument("--redis-port", type=int, default=6390)
     parser.add_argument("--model-port", type=int, default=8092)
     parser.add_argument("--vhost", default="shelfwise_faults")
     parser.add_argument("--out", default=str(ROOT / "var" / "faults_result.json"))
     args = parser.parse_args()
-    if PG_BIN is None:
-        raise SystemExit("PostgreSQL's server binaries (initdb, pg_ctl) are needed.")
     top = Topology(args)
+    started = time.monotonic()
     try:
         top.up()
         import httpx
 
-        for _ in range(120):  # bounded: the web process answers, the turns worker has warmed
+        for _ in range(120):  # bounded: the web process answers
             try:
                 if httpx.get(f"http://127.0.0.1:{args.port}/healthz", timeout=2).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
             time.sleep(1)
-        # Every store's daily reports fall inside the fault window.
-        top.manage("shell", "-c", "\n".join([
-            "import datetime as dt", "from zoneinfo import ZoneInfo", "from tenants.models import Store",
+        # Every store's daily reports fall inside the fault window (the second phase onwards); the
+        # till's product per store.
+        window = json.loads(top.manage("shell", "-c", "\n".join([
+            "import datetime as dt, json", "from zoneinfo import ZoneInfo", "from tenants.models import Store",
+            "from tenants.rls import bypass", "from ledger.models import Product",
             "from worker.schedules import store_schedule_sync",
-            f"at = (dt.datetime.now(ZoneInfo('America/Chicago')) + dt.timedelta(seconds={args.phase_s * 2 + 60})).time()",
+            f"at = dt.datetime.now(ZoneInfo('America/Chicago')) + dt.timedelta(seconds={args.phase_s + 60})",
+            "skus = {}",
             "for s in Store.objects.filter(slug__startswith='load-'):",
-            "    s.report_time = at.replace(second=0, microsecond=0); s.save(); store_schedule_sync(store=s)",
-        ]))
-        asked = asyncio.run(load_with_faults(top, args))
-        log("draining")
-        time.sleep(30)
-        result = verify(top, asked)
+            "    s.timezone = 'America/Chicago'; s.report_time = at.time().replace(second=0, microsecond=0); s.save()",
+            "    store_schedule_sync(store=s)",
+            "    with bypass(): skus[s.slug] = Product.objects.get(store=s, name='Basmati rice').sku",
+            "print(json.dumps({'at': at.replace(second=0, microsecond=0).isoformat(), 'skus': skus}))",
+        ])).strip().splitlines()[-1])
+        stores = json.loads((DIR / "stores.json").read_text())
+        for store in stores:
+            store["sku"] = window["skus"][store["slug"]]
+        log(f"daily reports of {len(stores)} stores due at {window['at']}; load average {loadavg()}")
+        asked, notes = asyncio.run(load_with_faults(top, args, stores))
+        log("stopping the turns worker (nothing is applied after the check), waiting for the reports")
+        top.stop("turns")
+        wait_for_emails(top, 2 * len(stores), 60)
+        result = verify(top, asked, 2 * len(stores))
+        result.update({"notes": notes, "args": vars(args), "run_s": round(time.monotonic() - started),
+                       "loadavg_end": loadavg(), "reports_due": window["at"]})
     finally:
         top.down()
     Path(args.out).write_text(json.dumps(result, indent=2))
-    print("| phase | asked | answered (set) | clean refusal | http 500 | lost | applied twice | applied, answer not seen |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    columns = ("asked", "told done", "clean refusal", "unsettled at the end", "http 500", "lost", "applied twice",
+               "applied, not told")
+    print("| phase | what was done | " + " | ".join(columns) + " |")
+    print("| --- | --- | " + " | ".join("---" for _ in columns) + " |")
     for phase in PHASES:
         row = result["phases"].get(phase, {})
-        print(f"| {phase} | {row.get('asked', 0)} | {row.get('answered (set)', 0)} | "
-              f"{row.get('clean refusal (503 / failed / model sentence)', 0)} | {row.get('http 500', 0)} | "
-              f"{row.get('lost', 0)} | {row.get('applied twice', 0)} | {row.get('applied, answer not seen', 0)} |")
-    print(f"turn jobs: {result['jobs']}; emails: {result['emails']}; report dispatches: {dict(result['dispatch'])}")
+        print(f"| {phase} | {notes.get(phase, '-')} | " + " | ".join(str(row.get(c, 0)) for c in columns) + " |")
+    print()
+    print("| write | " + " | ".join(columns) + " |")
+    print("| --- | " + " | ".join("---" for _ in columns) + " |")
+    for kind in KINDS:
+        row = result["kinds"].get(kind, {})
+        print(f"| {kind} | " + " | ".join(str(row.get(c, 0)) for c in columns) + " |")
+    print(f"\nemails: {result['emails']}; report dispatches: {result['dispatch']}")
+    print(f"turn jobs: {result['jobs']}")
+    print(f"outcomes: {result['outcomes']}")
+    print(f"run {result['run_s']} s; load average at the end {result['loadavg_end']}")
 
 
 if __name__ == "__main__":
