@@ -7,6 +7,7 @@ import base64
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.db import connection
 from django.http import JsonResponse
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -164,7 +165,16 @@ class TurnStatusApi(APIView):
         return Response(_job_body(request, turn_status(found)))
 
 
-_turn_api = TurnApi.as_view()
+_turn_view = TurnApi.as_view()
+
+
+def _turn_api(request):
+    """The hand-over; its database connection is closed before the wait, which holds none."""
+    try:
+        return _turn_view(request)
+    finally:
+        if not connection.in_atomic_block:
+            connection.close()
 
 
 async def turn_api(request):

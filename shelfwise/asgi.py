@@ -9,6 +9,12 @@ import os
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shelfwise.settings")
+# No persistent database connections in the web process. Under ASGI each request's synchronous
+# work runs in a thread of its own, so a connection kept for CONN_MAX_AGE outlives its thread and
+# stays open until the garbage collector finds it: under 20 owners' turns and a few shoppers the
+# server ran out of connections ("too many clients", measured, README "Load"). Each request closes
+# its connection when it finishes instead (a local connection costs a few milliseconds).
+os.environ.setdefault("DATABASE_CONN_MAX_AGE", "0")
 django_asgi = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack

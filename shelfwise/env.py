@@ -112,7 +112,10 @@ def env_database(name: str, default_sqlite: Path) -> dict:
     if scheme not in {"sqlite", "postgres", "postgresql", "pgsql"}:
         raise ImproperlyConfigured(f"{name} must be a sqlite:// or postgres:// URL, not one with scheme {scheme!r}.")
     try:
-        config = dj_database_url.parse(value, conn_max_age=60, conn_health_checks=True)
+        # Persistent connections for processes whose threads live long (Celery workers, the test
+        # client); the ASGI web process sets DATABASE_CONN_MAX_AGE=0 (shelfwise/asgi.py).
+        max_age = env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0)
+        config = dj_database_url.parse(value, conn_max_age=max_age, conn_health_checks=True)
     except ValueError as exc:
         raise ImproperlyConfigured(f"{name} could not be parsed: {exc}.") from exc
     if config["ENGINE"] == "django.db.backends.sqlite3":

@@ -32,11 +32,20 @@ CHECK_S = 2.0
 
 @sync_to_async
 def _job_state(store: Store, job_id: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """The job's stored events and, once it has finished, its status (None while it runs)."""
-    if not connection.in_atomic_block:  # a connection broken by a database restart is replaced
+    """The job's stored events and, once it has finished, its status (None while it runs).
+
+    A wait lasts up to a turn's bound: the connection is closed after each read, so waiting
+    owners hold no database session between reads (twenty waiting turns held twenty).
+    """
+    own = not connection.in_atomic_block  # else a test's (or caller's) transaction: left alone
+    if own:  # a connection broken by a database restart is replaced
         close_old_connections()
-    with use_store(store):
-        job = TurnJob.objects.filter(store=store, pk=job_id).first()
+    try:
+        with use_store(store):
+            job = TurnJob.objects.filter(store=store, pk=job_id).first()
+    finally:
+        if own:
+            connection.close()
     if job is None:
         return [], {"job": job_id, "status": TurnJob.Status.FAILED, "result": None,
                     "error": {"code": "turn_failed", "message": failed_message()}}
