@@ -29,7 +29,11 @@ TRANSIENT = (OperationalError, InterfaceError)
 REPORT_RETRIES = 5
 
 
-@store_task(acks_late=True, ignore_result=True, max_retries=0)
+# The database refusing for a moment (a restart, "too many clients") before or while a turn ran:
+# the task runs again shortly. That is safe: a job not yet claimed is claimed then, and one that
+# was claimed is found running and reported interrupted, never run twice (worker.turns).
+@store_task(acks_late=True, ignore_result=True, autoretry_for=TRANSIENT, max_retries=6, retry_backoff=1,
+            retry_backoff_max=8, retry_jitter=False)
 def turn_task(
     store: Store, *, job_id: str, notify: str | None = None, audio_b64: str | None = None,
     audio_format: str = "pcm16", sample_rate: int = 16_000,

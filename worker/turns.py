@@ -24,7 +24,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, close_old_connections, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -241,6 +241,15 @@ def turn_job_run(*, store: Store, job_id: str, notify: str | None = None, audio:
         answer, held = _run(store, job, report, audio)
     except _Refused as refused:
         _fail(job, report, refused.code, refused.message)
+        return
+    except (OperationalError, InterfaceError):
+        # The database went away mid-turn: a write may have committed before it did, so the owner
+        # is told to check rather than "nothing was changed". If settling the job fails too, the
+        # error reaches the task, which runs again and reports the claimed job interrupted.
+        logger.exception("Turn job %s of store %s lost the database", job.pk, store.pk)
+        if not connection.in_atomic_block:
+            close_old_connections()  # a broken connection is replaced on the next query
+        _fail(job, report, "interrupted", interrupted_message())
         return
     except Exception:  # never leave the owner waiting: an error and a done; the pipeline rolled back
         logger.exception("Turn job %s failed for store %s", job.pk, store.pk)

@@ -90,6 +90,50 @@ def test_a_turn_whose_worker_died_mid_turn_is_reported_failed_and_not_run_twice(
     assert router.requests == [] and Turn.objects.count() == 0 and _atta(demo) == before
 
 
+def test_a_turn_whose_database_refused_before_the_claim_runs_once_when_the_task_runs_again(demo, router, monkeypatch):
+    # Measured under load: "too many clients" at the task's first query left jobs queued until expiry.
+    from django.db import OperationalError
+
+    from worker import turns
+
+    router.add(COUNT_ATTA)
+    real_claim, calls = turns._claim, []
+
+    def refusing_once(job, now):
+        calls.append(job.pk)
+        if len(calls) == 1:
+            raise OperationalError("FATAL: sorry, too many clients already")
+        return real_claim(job, now)
+
+    monkeypatch.setattr(turns, "_claim", refusing_once)
+    job = _left_behind(demo, status="queued")
+
+    # throw=False: as on a worker, the retry is run (eagerly here; after a second on a worker).
+    turn_task.apply(kwargs={"store_id": demo.pk, "job_id": str(job.pk)}, throw=False)
+
+    job.refresh_from_db()
+    assert len(calls) == 2
+    assert (job.status, job.attempts) == ("done", 1) and _atta(demo)[0] == 15
+    assert len(router.requests) == 1
+
+
+def test_a_turn_that_lost_the_database_mid_turn_is_reported_interrupted_not_unchanged(demo, router, monkeypatch):
+    from django.db import OperationalError
+
+    import assistant.pipeline
+
+    def gone(**kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(assistant.pipeline, "run_turn", gone)
+    job = _submit(demo, "we actually have fifteen bags of atta")
+
+    job.refresh_from_db()
+    assert (job.status, job.error_code) == ("failed", "interrupted")
+    assert "check your approvals and counts" in job.error  # not "Nothing was changed": a write may have landed
+    assert [event["type"] for event in job.events][-2:] == ["error", "done"]
+
+
 def test_a_turn_that_waited_too_long_for_a_worker_is_not_run(demo, router):
     job = _left_behind(demo, status="queued", age_s=600)
 
