@@ -142,7 +142,13 @@ CELERY_BROKER_URL = env_broker_url("CELERY_BROKER_URL", REDIS_URL)
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 # Task states and results in the database (django-celery-results): the admin lists every task.
-CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "django-db")
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "worker.results:ResilientDatabaseBackend")
+# A database that refuses for a moment: the state writes (STARTED is written before a task's body)
+# are retried, bounded (about 30 s in all), instead of failing the task unrun (worker/results.py).
+CELERY_RESULT_BACKEND_ALWAYS_RETRY = True
+CELERY_RESULT_BACKEND_MAX_RETRIES = 10
+CELERY_RESULT_BACKEND_BASE_SLEEP_BETWEEN_RETRIES_MS = 250
+CELERY_RESULT_BACKEND_MAX_SLEEP_BETWEEN_RETRIES_MS = 5000
 CELERY_RESULT_EXTENDED = True
 CELERY_TASK_TRACK_STARTED = True
 # A task is acknowledged when it has finished, and taken back when its worker dies, so a killed
