@@ -80,6 +80,9 @@ class Topology:
             "EMAIL_URL": f"file://{DIR / 'mail'}", "PUBLIC_URL": f"http://127.0.0.1:{args.port}",
             "SHELFWISE_TURN_WAIT_S": str(args.turn_wait_s), "SHELFWISE_WARM_UP": "1",
             "ALLOWED_HOSTS": "127.0.0.1,localhost", "SESSION_COOKIE_SECURE": "false",
+            # The clients here are faster than an owner: the per-token limits (30 turns, 60 writes a
+            # minute) would answer 429 and hide the faults' own effect.
+            "API_TURNS_RATE": "1000/min", "API_WRITES_RATE": "1000/min",
         }
         for role in ("ROUTER", "GUARD", "GENERAL"):
             self.env.update({f"SHELFWISE_{role}_BACKEND": "openai", f"SHELFWISE_{role}_MODEL": "fake",
@@ -160,8 +163,9 @@ class Topology:
         self.start("model", [PY, "scripts/fake_model_server.py", "--port", str(self.args.model_port),
                              "--latency-ms", "900", "--jitter-ms", "300"])
         self.manage("migrate", "--noinput", "-v", "0")
+        # The owners' token may confirm orders (as the owner's "yes" on the talk page does).
         subprocess.run([PY, "scripts/load.py", "seed", "--stores", str(self.args.stores), "--out",
-                        str(DIR / "stores.json")], cwd=ROOT, env=self.env, check=True)
+                        str(DIR / "stores.json"), "--api-scopes", "api,orders:confirm"], cwd=ROOT, env=self.env, check=True)
         for name in ("web", "turns", "jobs", "beat"):
             self.app(name)
 

@@ -37,7 +37,7 @@ OWNER_TURNS = [
 SHOPPER_WORDS = ["haldi", "gur", "atta", "toor dal", "basmati rice", "jeera", "ghee", "mustard oil"]
 
 
-def seed(count: int, out: Path) -> None:
+def seed(count: int, out: Path, api_scopes: list[str] | None = None) -> None:
     """``count`` stores with the demo catalog and tokens; existing load stores are reused."""
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shelfwise.settings")
@@ -69,7 +69,7 @@ def seed(count: int, out: Path) -> None:
             owner = User.objects.create_user(username=slug, email=f"{slug}@example.com")
             EmailAddress.objects.create(user=owner, email=owner.email, verified=True, primary=True)
             membership_add(store=store, user=owner, role=Membership.Role.OWNER)
-        api = token_create(store=store, name="load api", scopes=["api"])[1]
+        api = token_create(store=store, name="load api", scopes=api_scopes or ["api"])[1]
         mcp = token_create(store=store, name="load mcp", scopes=["mcp"])[1]
         stores.append({"slug": slug, "api": api, "mcp": mcp})
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -267,6 +267,7 @@ def main() -> None:
     seeding = sub.add_parser("seed")
     seeding.add_argument("--stores", type=int, default=200)
     seeding.add_argument("--out", default=str(ROOT / "var/up/load_stores.json"))
+    seeding.add_argument("--api-scopes", default="api", help="the REST token's scopes, comma-separated")
     running = sub.add_parser("run")
     running.add_argument("--url", default="http://127.0.0.1:8014")
     running.add_argument("--stores", default=str(ROOT / "var/up/load_stores.json"))
@@ -281,7 +282,7 @@ def main() -> None:
     jobbing.add_argument("--until", default=None, help="ISO time the run stopped (turns done by then count)")
     args = parser.parse_args()
     if args.command == "seed":
-        seed(args.stores, Path(args.out))
+        seed(args.stores, Path(args.out), args.api_scopes.split(","))
         return
     if args.command == "jobs":
         print(json.dumps(jobs(args.since, args.until)))
