@@ -382,6 +382,41 @@ def test_a_recording_ended_by_the_client_is_decoded_and_transcribed(owner, demo,
     assert [t.channel for t in _turns(demo)] == ["voice"]
 
 
+def _offer_then_yes_on_the_socket(slug: str, cookie: str) -> tuple[list, list]:
+    async def scenario():
+        socket = await open_socket(slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)
+        await socket.send_json_to({"type": "text", "text": "restock all the low stuff", "mode": "router"})
+        offer = await until_done(socket)
+        key = offer[-1]["result"]["conversation"]
+        await socket.send_json_to({"type": "text", "text": "yes, place the order", "mode": "router", "conversation": key})
+        yes = await until_done(socket)
+        await socket.disconnect()
+        return offer, yes
+
+    return _run(scenario)
+
+
+def test_a_staff_members_yes_on_the_socket_places_nothing_and_the_owners_does(demo, owner, staff, router):
+    from audit.models import Record
+    from ledger.models import Order, ReorderDraft
+
+    router.add({"action": "draft_restock"}, {"action": "draft_restock"})
+    _offer, yes = _offer_then_yes_on_the_socket(demo.slug, session_cookie(staff))
+    assert yes[-1]["result"]["action"] == "confirm"
+    assert "Only the store's owner can place orders" in yes[-1]["result"]["reply"]
+    with use_store(demo):
+        assert not Order.objects.filter(store=demo).exists()
+        assert ReorderDraft.objects.get(store=demo).status == "pending"
+        refused = list(Record.objects.filter(store=demo, name="confirm_refused", outcome="denied").values_list("actor", flat=True))
+    assert refused == [f"user:{staff.pk}"]
+
+    _offer, yes = _offer_then_yes_on_the_socket(demo.slug, session_cookie(owner))
+    assert yes[-1]["result"]["action"] == "confirm" and "placed" in yes[-1]["result"]["reply"]
+    with use_store(demo):
+        assert Order.objects.filter(store=demo).count() == 1
+
+
 def test_a_member_removed_from_the_store_has_their_open_socket_closed_at_once(store, owner, staff):
     from channels.db import database_sync_to_async
 
