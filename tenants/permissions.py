@@ -35,6 +35,7 @@ def may_confirm_orders(*, store, actor: str, channel: str = "") -> bool:
     In-process tooling with no remote principal (``channel="system"``: the ``turn`` command and
     benchmarks run by an operator) is trusted.
     """
+    from identity.models import Connection
     from tenants.models import Membership
 
     if channel == "system":
@@ -44,5 +45,12 @@ def may_confirm_orders(*, store, actor: str, channel: str = "") -> bool:
         return Membership.objects.filter(store=store, user_id=int(ident), role=Membership.Role.OWNER).exists()
     if kind == "token" and ident:
         token = StoreToken.objects.filter(store=store, prefix=ident, revoked_at__isnull=True).first()
-        return token is not None and token.has_scope(StoreToken.Scope.ORDERS_CONFIRM)
+        if token is None or not token.has_scope(StoreToken.Scope.ORDERS_CONFIRM):
+            return False
+        # An OAuth link (``identity.Connection``: Alexa, an MCP or REST client) acts for the member who
+        # granted it, so it confirms only while that member owns the store: an owner demoted to staff
+        # keeps the link's other scopes but not this one (as ``oauth_authenticate`` reads the grant).
+        owner_id = Connection.objects.filter(credential=token).values_list("user_id", flat=True).first()
+        return owner_id is None or Membership.objects.filter(
+            store=store, user_id=owner_id, role=Membership.Role.OWNER).exists()
     return False

@@ -284,6 +284,33 @@ def test_a_staff_session_saying_yes_is_refused_and_the_owners_session_places_the
         assert Order.objects.filter(store=demo).count() == 1
 
 
+def test_an_owner_demoted_to_staff_cannot_say_yes_through_the_client_they_linked_as_owner(demo, router, owner):
+    """An OAuth link (Alexa, a REST client) acts for its user: its yes counts only while that user owns the store."""
+    from django.test import Client
+
+    from identity.tests.oauth_flow import tokens_for
+    from tenants.members import member_role_set
+    from tenants.models import Membership
+    from tests.factories import MembershipFactory, UserFactory, verified
+
+    MembershipFactory(user=verified(UserFactory(username="co-owner", email="co@example.com")), store=demo, role="owner")
+    browser = Client()
+    browser.force_login(owner)
+    linked = APIClient()
+    linked.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens_for(browser, demo.pk, ['api', 'orders:confirm'], resource=None)['access_token']}")
+    router.add({"action": "draft_restock"}, {"action": "draft_restock"})
+    _offer, yes = _offer_then_yes(linked)
+    assert yes["action"] == "confirm" and "placed" in yes["reply"]  # as the owner, the link's yes places the order
+
+    member_role_set(store=demo, membership_id=Membership.objects.get(store=demo, user=owner).pk, role="staff",
+                    actor="user:0")
+    _offer, yes = _offer_then_yes(linked)
+    assert "Only the store's owner can place orders" in yes["reply"]
+    with use_store(demo):
+        assert Order.objects.filter(store=demo).count() == 1
+    assert len(_refusals(demo)) == 1 and _refusals(demo)[0].startswith("token:")
+
+
 def test_a_product_added_on_the_page_can_be_asked_about_in_the_next_turn(api_client, demo, router, owner):
     from django.test import Client
 
