@@ -15,12 +15,19 @@ it reports, per store:
   (``assistant.catalogs.catalog_for``: rebuilt only after a catalog change), the shortlist for the
   prompt, and grounding (median / p90 ms);
 - with ``--route``: routing accuracy (action, action + product) and time per utterance with the
-  real router model (heavy: run it under ``flock /tmp/shelfwise-heavy.lock``).
+  real router model (heavy: run it under ``flock /tmp/shelfwise-heavy.lock``); ``--fast`` puts the
+  fast-path matcher in front of the model, as turns have it. The two stores take turns per
+  utterance (in a stride order, so a run cut short has a spread of every action), so on a shared
+  machine both see the same load. Each routed utterance is appended to
+  ``--out`` (JSON lines, written as it goes, so a run cut short keeps what it measured) and the
+  misses are printed per store.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 import statistics
 import sys
@@ -67,17 +74,62 @@ def _big_store(products: int):
     return store
 
 
-def _measure(store, items, count_tokens, *, route: bool) -> dict:
+def _route_interleaved(stores: dict, items, *, fast: bool, out) -> dict[str, list]:
+    from assistant.bench.routing import route_one
+    from assistant.grounding import Catalog
+    from assistant.lexicon import lexicon_for
+    from ledger import selectors
+    from tenants.context import use_store
+
+    catalogs = {}
+    for label, store in stores.items():
+        with use_store(store):
+            lexicon = lexicon_for(store.business_type.slug)
+            catalogs[label] = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
+            route_one(store=store, item=items[0], catalog=catalogs[label], fast=fast)  # warm the prompt cache
+    scores: dict[str, list] = {label: [] for label in stores}
+    for position, item in enumerate(items, start=1):
+        for label, store in stores.items():
+            with use_store(store):
+                score = route_one(store=store, item=item, catalog=catalogs[label], fast=fast)
+            scores[label].append(score)
+            if out is not None:
+                out.write(json.dumps({
+                    "store": label, "id": item.id, "say": item.say, "gold": item.action,
+                    "gold_item": item.item or item.group or item.not_carried
+                    or ([entry.get("item") for entry in item.items] if item.items else None),
+                    "predicted": score.predicted, "action_ok": score.action_ok, "item_ok": score.item_ok,
+                    "grounded": score.grounded, "ms": round(score.ms, 1), "decided_by": score.decided_by,
+                    "load": os.getloadavg()[0],
+                }) + "\n")
+                out.flush()
+        if position % 25 == 0:
+            tally = ", ".join(f"{label} {sum(s.item_ok for s in got)}/{position}" for label, got in scores.items())
+            print(f"  {position}/{len(items)} routed, action+product: {tally}; load {os.getloadavg()[0]:.1f}", flush=True)
+    return scores
+
+
+def _route_report(label: str, scores: list) -> dict:
+    from assistant.bench.routing import routing_summary
+
+    summary = routing_summary(scores)
+    for miss in summary.misses:
+        print(f"  {label} miss {miss.item.id} {miss.item.say!r}: gold {miss.item.action} "
+              f"{miss.item.item or miss.item.group or miss.item.not_carried or ''}, got {miss.predicted} "
+              f"({miss.grounded})", flush=True)
+    return {"action": f"{summary.action_ok}/{summary.total}", "item": f"{summary.item_ok}/{summary.total}",
+            "route_ms": (summary.median_ms, summary.p90_ms), "matched": summary.matched}
+
+
+def _measure(store, items, count_tokens, *, route: bool = False) -> dict:
     from types import SimpleNamespace
 
-    from assistant.bench.routing import route_one, routing_summary
     from assistant.catalogs import catalog_for
-    from assistant.grounding import Catalog, ground
+    from assistant.grounding import ground
     from assistant.lexicon import lexicon_for
     from assistant.modes.router import RouterMode
     from assistant.normalize import normalize
     from assistant.router_prompt import router_pack
-    from ledger import selectors
     from tenants.context import use_store
 
     lexicon = lexicon_for(store.business_type.slug)
@@ -102,12 +154,6 @@ def _measure(store, items, count_tokens, *, route: bool) -> dict:
             "build_ms": (statistics.median(build_ms), _p90(build_ms)),
             "prompt_and_ground_ms": (statistics.median(turn_ms), _p90(turn_ms)),
         }
-        if route:
-            catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
-            route_one(store=store, item=items[0], catalog=catalog)  # warm the prompt cache
-            summary = routing_summary([route_one(store=store, item=item, catalog=catalog) for item in items])
-            result.update(action=f"{summary.action_ok}/{summary.total}", item=f"{summary.item_ok}/{summary.total}",
-                          route_ms=(summary.median_ms, summary.p90_ms))
     return result
 
 
@@ -116,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--products", type=int, default=5000)
     parser.add_argument("--route", action="store_true", help="Also route every utterance with the real router model.")
     parser.add_argument("--limit", type=int, default=None, help="Only the first N utterances of the routing set.")
+    parser.add_argument("--fast", action="store_true", help="With --route: the fast-path matcher first, as turns have it.")
+    parser.add_argument("--out", type=Path, default=None, help="With --route: append each routed utterance here (JSON lines).")
+    parser.add_argument("--every", type=int, default=1, help="Only every Nth utterance (after --limit): a spread subset.")
+    parser.add_argument("--only", choices=("demo", "big"), default=None, help="Measure one of the two stores only.")
     args = parser.parse_args(argv)
     data_dir = Path(tempfile.mkdtemp(prefix="shelfwise-bench-big-"))
     try:
@@ -130,9 +180,26 @@ def main(argv: list[str] | None = None) -> int:
             from assistant.inference.config import get_backend
 
             get_backend(Role.ROUTER).warm_up()
-        for label, store in (("demo", bench_store_create(label="small-catalog")), ("big", _big_store(args.products))):
-            result = _measure(store, items, count_tokens, route=args.route)
-            print(f"{label}: {result}")
+        items = items[:: args.every]
+        if args.route:
+            # A stride order (0, 7, 14, ..., 1, 8, ...) so that a run cut short has routed a spread of
+            # every action, not only the set's first actions.
+            items = tuple(item for _position, item in sorted(enumerate(items), key=lambda pair: (pair[0] % 7, pair[0])))
+        out = args.out.open("a", encoding="utf-8") if args.route and args.out else None
+        makers = {"demo": lambda: bench_store_create(label="small-catalog"), "big": lambda: _big_store(args.products)}
+        stores = {label: make() for label, make in makers.items() if not args.only or label == args.only}
+        print(f"{len(items)} utterances; load average {os.getloadavg()[0]:.2f} at start", flush=True)
+        results = {label: _measure(store, items, count_tokens, route=False) for label, store in stores.items()}
+        if args.route:
+            # The stores take turns per utterance, so both see the same load on a shared machine.
+            routed = _route_interleaved(stores, items, fast=args.fast, out=out)
+            for label, scores in routed.items():
+                results[label].update(_route_report(label, scores))
+        for label, result in results.items():
+            print(f"{label}: {result}", flush=True)
+        print(f"load average {os.getloadavg()[0]:.2f} at end", flush=True)
+        if out is not None:
+            out.close()
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
     return 0
