@@ -29,6 +29,10 @@ Rules, in order (all whole-word, on the normalised text):
    words ground nothing else.
 7. Anything left that looks like product words is ``unknown``: the longest run of words that are not
    store talk, units, numbers or pronouns ("peanut butter", "basil leaves").
+8. A part several products share names the one whose name it mostly is: at least half of that name
+   and at least twice the share of any other name. In a catalog with "Basmati rice" beside
+   "Tata Sella basmati 1 kg" and "Daawat Brown basmati 200 g", "basmati" is the plain Basmati rice;
+   "mustard" (Mustard oil, Mustard seeds: half of each) stays ambiguous.
 """
 
 from __future__ import annotations
@@ -433,6 +437,13 @@ def _add(table: dict[int, tuple[float, int, str]], e: int, score: float, pos: in
         table[e] = (score, pos, words)
 
 
+def _mostly_said(entries: set[int], key: tuple[str, ...], idx: _Index) -> set[int]:
+    """Rule 8: of the products that share the words said, the one whose name they mostly are, if any."""
+    share = sorted(((idx.coverage.get((key, e), 0.0), e) for e in entries), reverse=True)
+    (best, e), (runner_up, _other) = share[0], share[1]
+    return {e} if best >= 0.5 and best >= 2 * runner_up else entries
+
+
 def _match(text: str, catalog: Catalog, lexicon: Lexicon) -> tuple[_Found, list[str], list[bool]]:
     """Rules 1-5 and 7 on one (normalised) text; pronouns and hints are the caller's."""
     idx = catalog._index(lexicon)
@@ -484,6 +495,8 @@ def _match(text: str, catalog: Catalog, lexicon: Lexicon) -> tuple[_Found, list[
             settled = {e for e in entries if idx.unit_word.get(e) in near}
             if len(settled) == 1:
                 entries = settled
+            elif span.kind == "part":
+                entries = _mostly_said(entries, tuple(sing[span.start : span.end]), idx)
         if len(entries) == 1:
             _add(found.products, next(iter(entries)), span.score, span.start, words)
         else:

@@ -199,6 +199,25 @@ def test_a_shared_part_of_names_is_ambiguous(say) -> None:
     assert set(names(say("is there any masala").ambiguous)) == {"Garam masala", "Chai masala"}
 
 
+def test_a_shared_part_names_the_product_whose_name_it_mostly_is(lexicon: Lexicon) -> None:
+    # An imported catalog: the plain products beside branded packs that share their words.
+    branded = [f"{brand} {product} {size}" for brand in ("Tata", "Daawat", "MDH") for size in ("100 g", "1 kg")
+               for product in ("Sella basmati", "Brown basmati", "Moong dal namkeen", "Kasuri methi leaves")]
+    plain = [CatalogEntry(id=i, name=p.name, aliases=p.aliases, category=p.category, unit=p.unit)
+             for i, p in enumerate(CATALOG, 1)]
+    catalog = Catalog([*plain, *(CatalogEntry(id=1000 + i, name=name) for i, name in enumerate(branded))])
+
+    def grounded(text: str) -> Grounding:
+        return ground(text, catalog=catalog, lexicon=lexicon)
+
+    assert names(grounded("where's the basmati").products) == ["Basmati rice"]
+    assert names(grounded("how much namkeen is left").products) == ["Namkeen mix"]
+    # Words that are as much of one name as of another stay ambiguous, in a big catalog as in a small one.
+    assert set(names(grounded("is there any mustard").ambiguous)) == {"Mustard oil", "Mustard seeds"}
+    assert not grounded("is there any mustard").products
+    assert len(grounded("any sella basmati").ambiguous) == 6  # every pack size and brand of it: asked, not guessed
+
+
 def test_a_unit_word_settles_a_shared_part(say) -> None:
     assert names(say("how many cans of coconut").products) == ["Coconut milk"]
     assert names(say("coconut, what's the price per can").products) == ["Coconut milk"]
