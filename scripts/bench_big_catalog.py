@@ -99,7 +99,7 @@ def _route_interleaved(stores: dict, items, *, fast: bool, out) -> dict[str, lis
                     "gold_item": item.item or item.group or item.not_carried
                     or ([entry.get("item") for entry in item.items] if item.items else None),
                     "predicted": score.predicted, "action_ok": score.action_ok, "item_ok": score.item_ok,
-                    "grounded": score.grounded, "ms": round(score.ms, 1), "decided_by": score.decided_by,
+                    "said": score.said, "grounded": score.grounded, "ms": round(score.ms, 1), "decided_by": score.decided_by,
                     "load": os.getloadavg()[0],
                 }) + "\n")
                 out.flush()

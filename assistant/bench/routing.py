@@ -103,6 +103,7 @@ class RouteScore:
     ms: float
     model_ms: tuple[float, ...] = ()
     decided_by: str = "model"  # "matcher" when the fast path answered without the router model
+    said: str = ""  # the decision's item words (the grounding hint), for reading the misses
 
 
 def _names(grounding: Any) -> list[str]:
@@ -172,6 +173,7 @@ def route_score(item: RoutingItem, *, words: Any, decision: Any, grounding: Any,
         ms=ms,
         model_ms=tuple(model_ms),
         decided_by=decided_by,
+        said=(getattr(decision, "item", None) or "") if decision is not None else "",
     )
 
 
