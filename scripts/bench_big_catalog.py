@@ -190,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         stores = {label: make() for label, make in makers.items() if not args.only or label == args.only}
         print(f"{len(items)} utterances; load average {os.getloadavg()[0]:.2f} at start", flush=True)
         results = {label: _measure(store, items, count_tokens, route=False) for label, store in stores.items()}
+        for label, result in results.items():  # now, so a routing run cut short keeps them
+            print(f"{label}: {result}", flush=True)
         if args.route:
             # The stores take turns per utterance, so both see the same load on a shared machine.
             routed = _route_interleaved(stores, items, fast=args.fast, out=out)
