@@ -258,7 +258,7 @@ async def follow(client, entry: dict, token: str, deadline: float) -> None:
     entry["outcome"] = "unsettled at the end"
 
 
-async def load_with_faults(top: Topology, args, stores: list[dict]) -> tuple[list[dict], dict]:
+async def load_with_faults(top: Topology, args, stores: list[dict], reports_due: float) -> tuple[list[dict], dict]:
     import httpx
 
     phase = [PHASES[0]]
@@ -285,9 +285,12 @@ async def load_with_faults(top: Topology, args, stores: list[dict]) -> tuple[lis
                 await asyncio.sleep(args.phase_s - 1)
                 top.redis()
             elif name == "postgres connections cut":
+                # Cut 2 s before the daily reports fall due, so beat's tasks meet the refusing database.
+                await asyncio.sleep(max(0.0, reports_due - 2 - time.time()))
+                began = time.monotonic()
                 ended = await asyncio.to_thread(top.pg_cut)
                 notes[name] = (f"{ended} sessions ended with pg_terminate_backend, new connections refused for "
-                               f"{args.pg_outage_s} s (ALLOW_CONNECTIONS false)")
+                               f"{args.pg_outage_s} s (ALLOW_CONNECTIONS false), from 2 s before the reports fell due")
             elif name == "model server hung":
                 await client.post(f"http://127.0.0.1:{args.model_port}/control", json={"mode": "hang"})
                 notes[name] = "every model call hangs (SHELFWISE_*_TIMEOUT=5 s)"
@@ -420,19 +423,21 @@ def main() -> None:
             "import datetime as dt, json", "from zoneinfo import ZoneInfo", "from tenants.models import Store",
             "from tenants.rls import bypass", "from ledger.models import Product",
             "from worker.schedules import store_schedule_sync",
-            f"at = dt.datetime.now(ZoneInfo('America/Chicago')) + dt.timedelta(seconds={args.phase_s + 60})",
+            # Due at a minute inside the PostgreSQL phase, which waits for it (below).
+            f"at = dt.datetime.now(ZoneInfo('America/Chicago')) + dt.timedelta(seconds={args.phase_s * 3 + 62})",
             "skus = {}",
             "for s in Store.objects.filter(slug__startswith='load-'):",
             "    s.timezone = 'America/Chicago'; s.report_time = at.time().replace(second=0, microsecond=0); s.save()",
             "    store_schedule_sync(store=s)",
             "    with bypass(): skus[s.slug] = Product.objects.get(store=s, name='Basmati rice').sku",
-            "print(json.dumps({'at': at.replace(second=0, microsecond=0).isoformat(), 'skus': skus}))",
+            "print(json.dumps({'at': at.replace(second=0, microsecond=0).isoformat(),"
+            " 'due': at.replace(second=0, microsecond=0).timestamp(), 'skus': skus}))",
         ])).strip().splitlines()[-1])
         stores = json.loads((DIR / "stores.json").read_text())
         for store in stores:
             store["sku"] = window["skus"][store["slug"]]
         log(f"daily reports of {len(stores)} stores due at {window['at']}; load average {loadavg()}")
-        asked, notes = asyncio.run(load_with_faults(top, args, stores))
+        asked, notes = asyncio.run(load_with_faults(top, args, stores, window["due"]))
         log("stopping the turns worker (nothing is applied after the check), waiting for the reports")
         top.stop("turns")
         wait_for_emails(top, 2 * len(stores), 60)
