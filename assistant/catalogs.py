@@ -42,11 +42,15 @@ def catalog_for(*, store: Store, lexicon: Lexicon | None) -> Catalog:
     return catalog
 
 
-_data_checked: dict[int, tuple] = {}
+_data_checked: dict[int, Catalog] = {}
 
 
-def catalog_data_check(*, store: Store) -> None:
+def catalog_data_check(*, store: Store, catalog: Catalog) -> None:
     """The guard's injection check on the store's catalog text, once per catalog version.
+
+    ``catalog`` is this turn's ``catalog_for``: a new object exactly when the catalog's version
+    changed, so the catalog last checked stands for the version last checked (no second
+    fingerprint query per turn).
 
     Raises:
         DataBlocked: the catalog holds an injection, or the guard could not judge it (fail closed;
@@ -54,11 +58,10 @@ def catalog_data_check(*, store: Store) -> None:
     """
     from assistant.guard.data import catalog_texts, data_check
 
-    version = selectors.catalog_version(store=store)
-    if _data_checked.get(store.pk) == version:
+    if _data_checked.get(store.pk) is catalog:
         return
     data_check(catalog_texts(selectors.product_list(store=store)), source="catalog")
     with _lock:
-        if len(_data_checked) > 4 * MAX_STORES:
+        if len(_data_checked) > MAX_STORES:
             _data_checked.clear()
-        _data_checked[store.pk] = version
+        _data_checked[store.pk] = catalog

@@ -179,7 +179,7 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
                                outcome=Outcome.BLOCKED)
 
     with clock.stage(Stage.INPUT_GUARD):  # every mode's prompt reads the catalog
-        catalog_data_check(store=store)
+        catalog_data_check(store=store, catalog=catalog)
     draft_fresh = bool(conversation.pending_draft_id) and conversation.draft_offered_turn == conversation.turns
     owner_words = OwnerWords(text=words.text, numbers=words.numbers, draft_just_offered=draft_fresh)
     ctx = TurnContext(
