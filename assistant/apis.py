@@ -17,10 +17,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant.speech.decode import EMPTY
-from assistant.speech.errors import SpeechError, SpeechErrorCode
 from assistant.types import Mode
 from audit.models import Record, Turn
+from speech.decode import EMPTY
+from speech.errors import SpeechError, SpeechErrorCode
 from tenants.authentication import request_actor
 from worker.turns import push_reaches_web, turn_job_get, turn_status, turn_submit
 from worker.watch import turn_wait
@@ -71,10 +71,10 @@ def transcribe_upload(*, store, upload):
     Raises:
         SpeechError: empty, not audio, too long or unsupported (mapped to a 400 with its message).
     """
-    from assistant.speech.config import speech_settings
-    from assistant.speech.decode import decode_audio
-    from assistant.speech.transcribe import transcribe
     from assistant.tasks import prompt_words
+    from speech.config import speech_settings
+    from speech.decode import decode_audio
+    from speech.transcribe import transcribe
 
     samples = decode_audio(upload.read(), audio_format=_audio_format(upload), max_seconds=speech_settings().max_seconds)
     return transcribe(samples, prompt_words=prompt_words(store))

@@ -19,11 +19,11 @@ import numpy as np
 from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from assistant.speech.config import SAMPLE_RATE, speech_settings
-from assistant.speech.decode import EMPTY, MAX_RATE, MIN_RATE, AudioFormat, resample
-from assistant.speech.vad import UtteranceDetector, VadEvent
 from assistant.tasks import TURN_FAILED, failure_events
 from assistant.types import Mode
+from speech.config import SAMPLE_RATE, speech_settings
+from speech.decode import EMPTY, MAX_RATE, MIN_RATE, AudioFormat, resample
+from speech.vad import UtteranceDetector, VadEvent
 from tenants.errors import StoreNotFound
 from tenants.members import member_group
 from worker.turns import TurnUnavailable, push_reaches_web, turn_submit

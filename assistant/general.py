@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext as _
 
-from assistant.inference.base import InferenceError, ModelRequest, Role
 from assistant.model_log import ask
+from inference.base import InferenceError, ModelRequest, Role
 
 if TYPE_CHECKING:
     from assistant.modes.base import TurnContext

@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from assistant.inference.base import ModelRequest, ModelResponse
+from inference.base import ModelRequest, ModelResponse
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def ask(request: ModelRequest, *, purpose: str = "") -> ModelResponse:
     Raises:
         InferenceError: the backend could not answer.
     """
-    from assistant.inference.config import get_backend
+    from inference.config import get_backend
 
     backend = get_backend(request.role)
     response = backend.complete(request)

@@ -29,9 +29,9 @@ from assistant.guard.store_facts import (
 )
 from assistant.lexicon import lexicon_for
 from assistant.modes.base import ModeOutcome, TurnContext, TurnMode
+from assistant.modes.router.prompt import router_pack
 from assistant.normalize import normalize
 from assistant.policy import OwnerWords, OwnerWordsPolicy
-from assistant.router_prompt import router_pack
 from assistant.types import (
     Event,
     EventKind,
@@ -63,7 +63,7 @@ CONFIRM_SCOPES = frozenset({"mcp", "orders:confirm"})
 
 def _mode(name: str) -> TurnMode:
     if name == Mode.ROUTER:
-        from assistant.modes.router import RouterMode
+        from assistant.modes.router.mode import RouterMode
 
         return RouterMode()
     if name == Mode.NATIVE:

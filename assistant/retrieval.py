@@ -90,7 +90,7 @@ def index_texts() -> list[tuple[str, str]]:
 
 
 def _cache_path(digest: str) -> Path:
-    from assistant.inference.bundle import models_dir
+    from inference.bundle import models_dir
 
     return models_dir().parent / "cache" / f"tool_index-{digest[:16]}.npy"
 

@@ -12,8 +12,8 @@ import binascii
 import logging
 from typing import Any
 
-from assistant.speech import SpeechError
-from assistant.speech.errors import SpeechErrorCode
+from speech import SpeechError
+from speech.errors import SpeechErrorCode
 from tenants.models import Store
 
 logger = logging.getLogger(__name__)
@@ -40,9 +40,9 @@ def prompt_words(store: Store) -> list[str]:
 
 
 def _transcribe(store: Store, audio_b64: str, audio_format: str, sample_rate: int):
-    from assistant.speech.config import speech_settings
-    from assistant.speech.decode import NOT_AUDIO, decode_audio
-    from assistant.speech.transcribe import transcribe
+    from speech.config import speech_settings
+    from speech.decode import NOT_AUDIO, decode_audio
+    from speech.transcribe import transcribe
 
     try:
         data = base64.b64decode(audio_b64, validate=True)

@@ -19,7 +19,7 @@ def warm_up(*, limit: int = 5) -> None:
     from django.db import close_old_connections
 
     from assistant.guard import get_guard
-    from assistant.modes.router import route_utterance
+    from assistant.modes.router.mode import route_utterance
     from tenants.context import use_store
     from tenants.models import Store
 

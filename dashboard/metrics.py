@@ -20,9 +20,9 @@ from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from assistant.bench.stats import percentile
 from assistant.models import BenchmarkRun, BenchmarkTurn
 from audit.models import Record, Turn
+from shelfwise.stats import percentile
 from tenants.models import Membership, Store
 
 MODES = ("router", "native", "small")

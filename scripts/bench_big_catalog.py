@@ -50,7 +50,7 @@ def _p90(values: list[float]) -> float:
 def _tokenizer():
     from transformers import AutoTokenizer
 
-    from assistant.inference.bundle import bundle_prepare
+    from inference.bundle import bundle_prepare
 
     path = bundle_prepare().path
     tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
@@ -60,7 +60,7 @@ def _tokenizer():
 def _big_store(products: int):
     import catalog_gen
 
-    from assistant.bench.stores import bench_store_create
+    from lab.bench.stores import bench_store_create
     from ledger.models import CatalogImport
     from ledger.services import imports
     from tenants.context import use_store
@@ -75,9 +75,9 @@ def _big_store(products: int):
 
 
 def _route_interleaved(stores: dict, items, *, fast: bool, out) -> dict[str, list]:
-    from assistant.bench.routing import route_one
     from assistant.grounding import Catalog
     from assistant.lexicon import lexicon_for
+    from lab.bench.routing import route_one
     from ledger import selectors
     from tenants.context import use_store
 
@@ -110,7 +110,7 @@ def _route_interleaved(stores: dict, items, *, fast: bool, out) -> dict[str, lis
 
 
 def _route_report(label: str, scores: list) -> dict:
-    from assistant.bench.routing import routing_summary
+    from lab.bench.routing import routing_summary
 
     summary = routing_summary(scores)
     for miss in summary.misses:
@@ -127,9 +127,9 @@ def _measure(store, items, count_tokens, *, route: bool = False) -> dict:
     from assistant.catalogs import catalog_for
     from assistant.grounding import ground
     from assistant.lexicon import lexicon_for
-    from assistant.modes.router import RouterMode
+    from assistant.modes.router.mode import RouterMode
+    from assistant.modes.router.prompt import router_pack
     from assistant.normalize import normalize
-    from assistant.router_prompt import router_pack
     from tenants.context import use_store
 
     lexicon = lexicon_for(store.business_type.slug)
@@ -170,14 +170,14 @@ def main(argv: list[str] | None = None) -> int:
     data_dir = Path(tempfile.mkdtemp(prefix="shelfwise-bench-big-"))
     try:
         configure(data_dir, None)
-        from assistant.bench.routing import routing_set_load
-        from assistant.bench.stores import bench_store_create
+        from lab.bench.routing import routing_set_load
+        from lab.bench.stores import bench_store_create
 
         items = routing_set_load(ROOT / "assistant" / "data" / "routing_set.json")[: args.limit]
         count_tokens = _tokenizer()
         if args.route:
-            from assistant.inference.base import Role
-            from assistant.inference.config import get_backend
+            from inference.base import Role
+            from inference.config import get_backend
 
             get_backend(Role.ROUTER).warm_up()
         items = items[:: args.every]

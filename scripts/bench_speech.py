@@ -1,7 +1,7 @@
 """Benchmark speech (a benchmark, not a test): prints figures, asserts nothing.
 
 1. Real-time factor of transcription on this machine: the bundled Whisper (or SHELFWISE_STT_MODEL)
-   on espeak-ng speech of the voice phrase set (``assistant.speech.evaluation``), transcription
+   on espeak-ng speech of the voice phrase set (``lab.speech.evaluation``), transcription
    seconds / audio seconds, per phrase and overall.
 2. How many of those spoken phrases resolve to the right product and action through the real
    pipeline (the transcript, with its store prompt, into ``run_turn`` on the voice channel, with
@@ -59,14 +59,14 @@ def main() -> None:
     from django.core.management import call_command
 
     from assistant.pipeline import run_turn
-    from assistant.speech.config import speech_settings
-    from assistant.speech.espeak import espeak_samples, silence
-    from assistant.speech.evaluation import judge, voice_phrases
-    from assistant.speech.model import get_model, model_path
-    from assistant.speech.transcribe import transcribe
     from assistant.tasks import prompt_words
     from assistant.types import TurnInput
+    from lab.speech.evaluation import judge, voice_phrases
     from ledger.demo import install_demo_catalog
+    from speech.config import speech_settings
+    from speech.espeak import espeak_samples, silence
+    from speech.model import get_model, model_path
+    from speech.transcribe import transcribe
     from tenants.context import use_store
     from tenants.services import store_create, store_delete
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assistant.inference.base import ModelRequest, Role
-from assistant.inference.config import get_backend
+from inference.base import ModelRequest, Role
+from inference.config import get_backend
 
 ACTIONS = [
     ("general", "greetings, thanks, small talk and questions not about this store's books", ["hello", "thank you so much", "what is the capital of India"]),

@@ -80,9 +80,9 @@ def configure(data_dir: Path) -> None:
 @contextmanager
 def scripted_models():
     """The models replaced by scripted answers keyed on the request's words (``FakeBackend``)."""
-    from assistant.inference.base import Role
-    from assistant.inference.config import backend_override
-    from assistant.inference.fake import FakeBackend
+    from inference.base import Role
+    from inference.config import backend_override
+    from inference.fake import FakeBackend
 
     routes = {
         "turmeric": {"action": "find_product", "item": "turmeric powder", "ask": "where"},

@@ -71,10 +71,17 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "django_celery_results",
     "worker",
+    "inference",
+    "speech",
     "assistant",
+    "alexa",
     "mcp_gateway",
     "dashboard",
 ]
+# The lab (benchmarks, evaluation, training data, training, media building): on for development;
+# a deployment that only serves turns sets SHELFWISE_LAB=false and installs requirements.txt alone.
+if env_bool("SHELFWISE_LAB", True):
+    INSTALLED_APPS.append("lab")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -165,7 +172,6 @@ CELERY_TIMEZONE = "UTC"
 CELERY_TASK_DEFAULT_QUEUE = "jobs"
 CELERY_TASK_ROUTES = {
     "worker.tasks.turn_task": {"queue": "turns"},
-    "dashboard.*": {"queue": "bench"},
     "lab.*": {"queue": "bench"},
     "*import*": {"queue": "imports"},
 }

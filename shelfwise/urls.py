@@ -23,7 +23,7 @@ urlpatterns = [
     # Vendors: business types, their actions, lexicon and generated prompts.
     path("vendors/", include("dashboard.urls.vendor")),
     # Alexa custom skill endpoint (signed requests; the store from account linking).
-    path("alexa/", include("assistant.alexa.urls")),
+    path("alexa/", include("alexa.urls")),
     path("healthz", healthz, name="healthz"),
     path("api/v1/", include("ledger.api_urls")),
     path("api/v1/", include("assistant.api_urls")),

@@ -23,7 +23,7 @@ def scripted_models():
     try:
         from inference.fake import fake_models  # after the apps move out of assistant/
     except ImportError:
-        from assistant.inference.fake import fake_models
+        from inference.fake import fake_models
 
     with fake_models("router", default={"action": "general"}) as router:
         yield router

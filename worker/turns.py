@@ -310,8 +310,8 @@ def _transcribe(store: Store, audio: dict[str, Any]):
     Raises:
         _Refused: empty, not audio, too long or unsupported (nothing else runs).
     """
-    from assistant.speech import SpeechError
     from assistant.tasks import _transcribe as transcribe_b64
+    from speech import SpeechError
 
     try:
         return transcribe_b64(store, audio.get("audio_b64") or "", audio.get("audio_format") or "pcm16",

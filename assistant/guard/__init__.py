@@ -39,8 +39,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
 
-from assistant.inference.base import InferenceError
 from assistant.types import GuardVerdict
+from inference.base import InferenceError
 
 from .classifier import WEIGHTS_DIR, ClassifierLayer
 from .dataset import TRAIN_SET, items_load

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.inference.base import ErrorCode, InferenceError, ModelRequest, Role
+from inference.base import ErrorCode, InferenceError, ModelRequest, Role
 
 from .dataset import GuardItem
 

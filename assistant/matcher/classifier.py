@@ -38,8 +38,8 @@ def training_examples(business_type: str) -> list[tuple[str, str]]:
     """(normalised words, action) pairs: the pack's router examples, then its development set."""
     from assistant.lexicon import lexicon_for
     from assistant.matcher.templates import matcher_pack
+    from assistant.modes.router.prompt import router_pack
     from assistant.normalize import normalize
-    from assistant.router_prompt import router_pack
 
     lexicon = lexicon_for(business_type)
     pairs = [(say, answer["action"]) for say, answer in router_pack(business_type).examples]
@@ -51,7 +51,7 @@ def training_examples(business_type: str) -> list[tuple[str, str]]:
 
 
 def _cache_path(digest: str):
-    from assistant.inference.bundle import models_dir
+    from inference.bundle import models_dir
 
     return models_dir().parent / "cache" / f"matcher-{digest[:16]}.npy"
 
@@ -113,9 +113,9 @@ def action_probabilities(business_type: str, text: str, *, head: Head | None = N
 
 def embedding_match(request: Request, *, probabilities: dict[str, float], threshold: float) -> Match | None:
     """The head's action when it is at least ``threshold`` sure and the words fit it; else None."""
-    from assistant.actions import Decision
     from assistant.grounding import ground
     from assistant.matcher.core import Match, fits
+    from assistant.modes.router.actions import Decision
 
     action, confidence = max(probabilities.items(), key=lambda kv: kv[1])
     if confidence < threshold:

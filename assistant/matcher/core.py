@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assistant.actions import Decision
 from assistant.grounding import ground
 from assistant.matcher.templates import TemplateHit, matcher_pack, template_hits
+from assistant.modes.router.actions import Decision
 
 if TYPE_CHECKING:
     from assistant.grounding import Catalog, Grounding
@@ -59,7 +59,7 @@ class Request:
 
 
 def _takes_item(business_type: str, action: str) -> bool:
-    from assistant.router_prompt import router_pack
+    from assistant.modes.router.prompt import router_pack
 
     for spec in router_pack(business_type).actions:
         if spec["name"] == action:
@@ -180,7 +180,7 @@ def _stable(request: Request, found: Match) -> bool:
     When code would read the words differently (an "order" without words asking to order, a
     "list" without words asking for one), the two readings disagree and the model decides.
     """
-    from assistant.modes.router import refine
+    from assistant.modes.router.mode import refine
 
     grounding = ground(request.words.text, catalog=request.catalog, lexicon=request.lexicon,
                        last_product=request.last_product or None, hint=found.decision.item)

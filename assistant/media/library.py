@@ -1,7 +1,7 @@
 """The media the assistant can show or play: shelf photos, the demo film and the audio guides.
 
 The guides are data (``guides.json``: text, topic, keywords); the build
-(``python -m assistant.media.build``) speaks them to the committed files under
+(``python -m lab.media.build``) speaks them to the committed files under
 ``assistant/static/assistant/media/``, which Django's staticfiles serves. Nothing here needs
 espeak-ng or PyAV.
 """
@@ -122,7 +122,7 @@ def film() -> Film:
         return Film(**json.loads(FILM_FILE.read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError) as exc:
         raise ImproperlyConfigured(
-            f"The demo film's description {FILM_FILE} cannot be read ({exc}); run python -m assistant.media.build"
+            f"The demo film's description {FILM_FILE} cannot be read ({exc}); run python -m lab.media.build"
         ) from exc
 
 

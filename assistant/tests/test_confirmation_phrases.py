@@ -34,8 +34,8 @@ def test_a_yes_that_names_a_product_narrows_instead_of_confirming():
 
 @pytest.fixture
 def router():
-    from assistant.inference.base import Role
-    from assistant.inference.fake import fake_models
+    from inference.base import Role
+    from inference.fake import fake_models
 
     with fake_models(Role.ROUTER) as fake:
         yield fake

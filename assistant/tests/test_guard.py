@@ -16,10 +16,10 @@ from assistant.guard import REFUSAL, Guard, GuardVerdict, Thresholds, get_guard
 from assistant.guard.dataset import EVAL_SET, TRAIN_SET, GuardItem, items_load
 from assistant.guard.encoders import GuardModelError
 from assistant.guard.judge import CATEGORIES, POLICY, LlmJudge
-from assistant.guard.training import band_choose, injection_threshold, reply_threshold
-from assistant.inference.base import ErrorCode, InferenceError, Role
-from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend
+from inference.base import ErrorCode, InferenceError, Role
+from inference.config import backend_override
+from inference.fake import FakeBackend
+from lab.guard.training import band_choose, injection_threshold, reply_threshold
 
 LIMITS = Thresholds(
     safe_below=0.2,

@@ -33,10 +33,10 @@ from assistant.guard.vocabulary import (
     names_mask,
     safe_terms_mask,
 )
-from assistant.inference.base import Role
-from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend, fake_models
 from audit.models import Record
+from inference.base import Role
+from inference.config import backend_override
+from inference.fake import FakeBackend, fake_models
 from ledger.models import Product, StockEntry
 from tenants.context import use_store
 

@@ -40,7 +40,7 @@ def test_each_guide_is_short_plain_text_with_keywords_and_its_file(guide):
 
 @pytest.mark.parametrize("guide", ALL, ids=[guide.slug for guide in ALL])
 def test_each_guide_file_decodes_and_lasts_about_its_recorded_duration(guide):
-    assert guide.path.is_file(), f"{guide.path} is missing: run python -m assistant.media.build"
+    assert guide.path.is_file(), f"{guide.path} is missing: run python -m lab.media.build"
     with av.open(str(guide.path)) as container:
         assert container.format.name == "ogg"
         assert container.streams.audio[0].codec_context.name in {"opus", "vorbis"}

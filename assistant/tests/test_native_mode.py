@@ -16,10 +16,10 @@ import json
 
 import pytest
 
-from assistant.inference.base import Role
-from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend, fake_models
 from audit.models import Record, Turn
+from inference.base import Role
+from inference.config import backend_override
+from inference.fake import FakeBackend, fake_models
 from ledger.models import Order, Product, ReorderDraft, StockEntry
 from tenants.context import use_store
 from tests.factories import ProductFactory

@@ -34,11 +34,11 @@ from pathlib import Path
 
 import pytest
 
-from assistant.bench.routing import routing_set_load
-from assistant.bench.suite import suite_load
-from assistant.inference.base import Role
-from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend
+from inference.base import Role
+from inference.config import backend_override
+from inference.fake import FakeBackend
+from lab.bench.routing import routing_set_load
+from lab.bench.suite import suite_load
 from ledger.models import Order, ReorderDraft, StockEntry
 from tenants.context import use_store
 
@@ -93,7 +93,7 @@ def hostile_models() -> Iterator[Callable[[str, str | None], None]]:
 
 @pytest.fixture
 def demo(db):
-    from assistant.bench.stores import bench_store_create
+    from lab.bench.stores import bench_store_create
 
     return bench_store_create(label="no-writes")
 

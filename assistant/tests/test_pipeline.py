@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from assistant.inference.base import ErrorCode, InferenceError, Role
-from assistant.inference.fake import fake_models
 from audit.models import Record, Turn
+from inference.base import ErrorCode, InferenceError, Role
+from inference.fake import fake_models
 from ledger.demo import install_demo_catalog
 from ledger.models import Order, Product, ReorderDraft, StockEntry
 from tenants.context import use_store

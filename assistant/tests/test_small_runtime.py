@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.inference.base import Role
-from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend, fake_models
-from assistant.small import runtime
-from assistant.small.protocol import MAX_STEPS
+from assistant.modes.small import runtime
+from assistant.modes.small.protocol import MAX_STEPS
+from inference.base import Role
+from inference.config import backend_override
+from inference.fake import FakeBackend, fake_models
 from ledger.models import Order, Product, ReorderDraft, StockEntry
 from tenants.context import use_store
 
@@ -152,7 +152,7 @@ def test_the_previous_turn_is_in_the_prompt_for_a_follow_up(api_client, demo, sm
 @pytest.mark.model
 def test_the_shipped_checkpoint_answers_where_the_haldi_is(api_client, demo):
     """The real small model (bundled base + shipped adapter); only the guard's LLM judge is scripted safe."""
-    from assistant.inference.config import backends_reset
+    from inference.config import backends_reset
 
     backends_reset()
     guard = FakeBackend(default={"verdict": "safe", "category": "none"})

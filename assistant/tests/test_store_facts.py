@@ -18,10 +18,10 @@ from assistant.guard.store_facts import (
     reply_supported,
     store_fact_claims,
 )
-from assistant.inference.base import Role
-from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend, fake_models
 from audit.models import Record
+from inference.base import Role
+from inference.config import backend_override
+from inference.fake import FakeBackend, fake_models
 from ledger.models import StockEntry
 from tenants.context import use_store
 

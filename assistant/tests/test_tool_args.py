@@ -12,9 +12,9 @@ import json
 
 import pytest
 
-from assistant.inference.base import Role
-from assistant.inference.fake import fake_models
 from audit.models import Record
+from inference.base import Role
+from inference.fake import fake_models
 from ledger.models import Product, ReorderDraft
 from tenants.context import use_store
 

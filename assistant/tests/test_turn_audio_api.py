@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from assistant.inference.base import Role
-from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend
-from assistant.speech.espeak import ESPEAK, espeak_wav
 from audit.models import Turn
+from inference.base import Role
+from inference.config import backend_override
+from inference.fake import FakeBackend
+from speech.espeak import ESPEAK, espeak_wav
 from tenants.context import use_store
 
 pytestmark = pytest.mark.django_db

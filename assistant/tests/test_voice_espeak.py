@@ -18,8 +18,6 @@ import numpy as np
 import pytest
 from asgiref.sync import async_to_sync
 
-from assistant.speech.espeak import ESPEAK, espeak_samples, silence
-from assistant.speech.evaluation import judge, voice_phrases
 from assistant.tests.voice_socket import (
     kinds,
     open_socket,
@@ -28,8 +26,10 @@ from assistant.tests.voice_socket import (
     until_done,
 )
 from audit.models import Turn
+from lab.speech.evaluation import judge, voice_phrases
 from ledger.demo import install_demo_catalog
 from ledger.models import Order, Product, ReorderDraft
+from speech.espeak import ESPEAK, espeak_samples, silence
 from tenants.context import use_store
 
 THRESHOLD = 9  # of 20: measured 10/20 (7/20 before the prompt put local names first)

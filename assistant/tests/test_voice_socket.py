@@ -14,9 +14,6 @@ import numpy as np
 import pytest
 from asgiref.sync import async_to_sync
 
-from assistant.inference.base import Role
-from assistant.inference.fake import fake_models
-from assistant.speech.espeak import ESPEAK, encode, espeak_samples, silence, trim
 from assistant.tests.voice_socket import (
     closed_with,
     kinds,
@@ -28,7 +25,10 @@ from assistant.tests.voice_socket import (
     until_done,
 )
 from audit.models import Turn
+from inference.base import Role
+from inference.fake import fake_models
 from ledger.models import Product, StockEntry
+from speech.espeak import ESPEAK, encode, espeak_samples, silence, trim
 from tenants.context import use_store
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -8,7 +8,7 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
 
-from assistant.speech.espeak import pcm16_frames
+from speech.espeak import pcm16_frames
 
 ORIGIN = b"http://testserver"
 EVENT_TIMEOUT_S = 60  # the whole turn, model included, must answer within this

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from assistant.inference.base import Role
-from assistant.inference.fake import fake_models
 from assistant.pipeline import run_turn
 from assistant.types import Mode, TurnInput
+from inference.base import Role
+from inference.fake import fake_models
 from ledger.demo import install_demo_catalog
 from tenants.context import use_store
 

@@ -2,7 +2,7 @@
 
 Audit rows come from real turns: ``assistant.pipeline.run_turn`` with the real guard layers,
 policy, gateway and ledger. Only the language models are replaced, at their process boundary,
-by ``assistant.inference.fake.FakeBackend`` through ``assistant.inference.config.backend_override``.
+by ``inference.fake.FakeBackend`` through ``inference.config.backend_override``.
 Rows for the query-count tests are written with the audit's own writers (``audit.turns``,
 ``audit.services``) so their number can grow cheaply.
 """
@@ -16,9 +16,6 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from assistant.inference.base import Role
-from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend, fake_models
 from assistant.models import BenchmarkRun, BenchmarkTurn
 from assistant.pipeline import run_turn
 from assistant.types import Mode, TurnInput
@@ -26,6 +23,9 @@ from audit.models import Record, SqlStatement, Turn
 from audit.services import CapturedStatement, tool_call_record
 from audit.turns import turn_finish, turn_start
 from dashboard import metrics
+from inference.base import Role
+from inference.config import backend_override
+from inference.fake import FakeBackend, fake_models
 from ledger.demo import install_demo_catalog
 from tenants.context import use_store
 from tests.factories import StoreFactory, UserFactory
@@ -321,7 +321,7 @@ def free_bench_slot():
     """The one-run-at-a-time slot lives in the cache, which Redis keeps across tests: start each free."""
     from django.core.cache import cache
 
-    from dashboard.tasks import ACTIVE_KEY
+    from lab.tasks import ACTIVE_KEY
 
     cache.delete(ACTIVE_KEY)
     yield
@@ -388,7 +388,7 @@ def _hold_the_slot(*, seconds_ago: float = 0, state: str = "running") -> str:
 
     from django.core.cache import cache
 
-    from dashboard import tasks
+    from lab import tasks
 
     job = "a" * 32
     tasks._progress_set(job, state=state, suite="owner_session.json", mode="native", done=7, total=30)
@@ -418,7 +418,7 @@ def test_a_second_run_is_refused_while_one_is_running(admin_client, settings, be
 
 def test_a_run_lost_for_half_an_hour_or_finished_frees_the_slot(admin_client, settings, bench_models,
                                                                 django_capture_on_commit_callbacks):
-    from dashboard import tasks
+    from lab import tasks
 
     settings.DASHBOARD_BENCH_INLINE = True
     for holder in (lambda: _hold_the_slot(seconds_ago=tasks.STALE_AFTER_S + 60), lambda: None, lambda: None):
@@ -433,7 +433,7 @@ def test_a_run_lost_for_half_an_hour_or_finished_frees_the_slot(admin_client, se
 
 
 def test_of_two_starts_that_raced_past_the_check_only_the_first_runs(settings, bench_models, db):
-    from dashboard import tasks
+    from lab import tasks
 
     settings.DASHBOARD_BENCH_INLINE = True
     holder = _hold_the_slot(state="queued")
@@ -452,7 +452,7 @@ def test_an_unknown_job_has_no_progress(admin_client):
 @pytest.mark.django_db(transaction=True)
 def test_without_a_broker_the_run_goes_to_a_background_thread_and_the_request_returns_at_once(bench_models):
     """Celery is eager here (no broker): the page must still answer before the run ends."""
-    from dashboard import tasks
+    from lab import tasks
 
     admin = UserFactory(username="olga", platform_admin=True)
     client = Client()

@@ -12,23 +12,16 @@ import json
 from typing import Any
 
 from django import forms
+from django.apps import apps
 from django.core.paginator import Paginator
 from django.db.models import Count, Exists, OuterRef, Prefetch
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from audit.models import Channel, Record, SqlStatement, Turn
 from dashboard import metrics
-from dashboard.tasks import (
-    BenchStartError,
-    active_job,
-    benchmark_start,
-    mode_names,
-    progress_get,
-    suite_names,
-)
 from identity.permissions import platform_admin_required
 from tenants.models import Store
 
@@ -239,6 +232,15 @@ def record_detail(request: HttpRequest, record_id: int) -> HttpResponse:
 # Metrics and benchmark runs
 
 
+def _lab():
+    """The lab's benchmark jobs (``lab.tasks``); a deployment without the lab app has none (404)."""
+    if not apps.is_installed("lab"):
+        raise Http404("Benchmarks run where the lab app is installed.")
+    from lab import tasks
+
+    return tasks
+
+
 class BenchStartForm(forms.Form):
     suite = forms.ChoiceField(choices=())
     mode = forms.ChoiceField(choices=())
@@ -247,8 +249,9 @@ class BenchStartForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["suite"].choices = [(s, s) for s in suite_names()]
-        self.fields["mode"].choices = [(m, m) for m in mode_names()]
+        lab = _lab()
+        self.fields["suite"].choices = [(s, s) for s in lab.suite_names()]
+        self.fields["mode"].choices = [(m, m) for m in lab.mode_names()]
 
 
 def _chart_data(traffic: metrics.Traffic, bench: metrics.Benchmarks) -> dict[str, Any]:
@@ -276,12 +279,12 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
     days = int(days_raw) if days_raw.isdigit() and 1 <= int(days_raw) <= 90 else 7
     traffic = metrics.traffic(days=days)
     bench = metrics.benchmarks()
-    job = request.GET.get("job", "")
-    if not job and (active := active_job()) is not None:
+    job, lab_installed = request.GET.get("job", ""), apps.is_installed("lab")
+    if lab_installed and not job and (active := _lab().active_job()) is not None:
         job = active[0]  # a run someone started is shown as it goes
     return render(request, "dashboard/ops/metrics.html", {
         "section": "metrics", "traffic": traffic, "bench": bench, "days": days,
-        "chart_data": _chart_data(traffic, bench), "form": BenchStartForm(),
+        "chart_data": _chart_data(traffic, bench), "form": BenchStartForm() if lab_installed else None,
         "job": job if job.isalnum() and len(job) <= 40 else "",
         "recent_runs": list(reversed(bench.runs))[:15],
     })
@@ -297,10 +300,11 @@ def bench_start(request: HttpRequest) -> HttpResponse:
         if wants_json:
             return JsonResponse({"error": errors}, status=400)
         return _metrics_with_error(request, form, errors)
+    lab = _lab()
     try:
-        job = benchmark_start(suite=form.cleaned_data["suite"], mode=form.cleaned_data["mode"],
-                              limit=form.cleaned_data["limit"])
-    except BenchStartError as exc:
+        job = lab.benchmark_start(suite=form.cleaned_data["suite"], mode=form.cleaned_data["mode"],
+                                  limit=form.cleaned_data["limit"])
+    except lab.BenchStartError as exc:
         if wants_json:
             return JsonResponse({"error": str(exc)}, status=400)
         return _metrics_with_error(request, form, str(exc))
@@ -334,7 +338,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 @require_GET
 @staff_required
 def bench_progress(request: HttpRequest, job: str) -> JsonResponse:
-    progress = progress_get(job)
+    progress = _lab().progress_get(job)
     if progress is None:
         return JsonResponse({"error": "No such benchmark job."}, status=404)
     total = progress.get("total") or 0

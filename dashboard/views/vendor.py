@@ -76,7 +76,7 @@ def types(request: HttpRequest) -> HttpResponse:
 
 def _pack_summary(slug: str) -> dict[str, Any]:
     from assistant.lexicon import LexiconError, lexicon_for
-    from assistant.router_prompt import router_pack
+    from assistant.modes.router.prompt import router_pack
 
     try:
         pack = router_pack(slug)
@@ -116,10 +116,10 @@ def router_messages(*, store: Store, say: str) -> tuple[str, list[dict[str, str]
     Built by the router's own code (``RouterMode.messages``) on the store's catalog, read inside
     the store's context (row-level security on PostgreSQL).
     """
-    from assistant import router_prompt as prompts
     from assistant.grounding import Catalog
     from assistant.lexicon import lexicon_for
-    from assistant.modes.router import RouterMode
+    from assistant.modes.router import prompt as prompts
+    from assistant.modes.router.mode import RouterMode
     from assistant.normalize import normalize
     from ledger import selectors
     from tenants.context import use_store
@@ -138,7 +138,7 @@ def router_messages(*, store: Store, say: str) -> tuple[str, list[dict[str, str]
 @require_GET
 @member_or_staff
 def type_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    from assistant.router_prompt import router_pack
+    from assistant.modes.router.prompt import router_pack
 
     try:
         business_type = visible_types(request.user).get(slug=slug)

@@ -2,7 +2,7 @@
 
 The audited turns are real: ``assistant.pipeline.run_turn`` with the real guard layers, policy,
 gateway and ledger; only the language models are replaced at their process boundary by
-``assistant.inference.fake.FakeBackend`` (``assistant.inference.config.backend_override``).
+``inference.fake.FakeBackend`` (``inference.config.backend_override``).
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import re
 
 import pytest
 
-from assistant.inference.base import Role
-from assistant.inference.config import backend_override
-from assistant.inference.fake import FakeBackend
 from assistant.pipeline import run_turn
 from assistant.types import Mode, TurnInput
+from inference.base import Role
+from inference.config import backend_override
+from inference.fake import FakeBackend
 from ledger.demo import install_demo_catalog
 from tenants.context import use_store
 from tests.e2e.conftest import sign_in

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 import pytest
 from django.core import mail
 
-from assistant.inference.base import Role
-from assistant.inference.fake import FakeBackend
-from assistant.inference.fake import fake_models as scripted_models
+from inference.base import Role
+from inference.fake import FakeBackend
+from inference.fake import fake_models as scripted_models
 from ledger.models import CatalogImport, Order, Product, ReorderDraft
 from tenants.context import use_store
 from tenants.models import Membership, Store

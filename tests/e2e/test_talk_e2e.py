@@ -5,7 +5,7 @@ silence). ``%noloop`` makes it play once, from the moment the page opens the mic
 utterance is whole and the silence after it is what the server's VAD ends it on.
 
 The live server runs in this process (a thread, ``tests.live_server``), so
-``assistant.inference.config.backend_override`` installed here also serves the server's turns:
+``inference.config.backend_override`` installed here also serves the server's turns:
 the keyboard tests replace the language models with ``FakeBackend`` at that boundary, and the
 voice test runs every model for real (speech, guard, router).
 """
@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from assistant.inference.base import Role
-from assistant.inference.fake import FakeBackend
-from assistant.inference.fake import fake_models as scripted_models
 from audit.models import Turn
+from inference.base import Role
+from inference.fake import FakeBackend
+from inference.fake import fake_models as scripted_models
 from ledger.demo import install_demo_catalog
 from ledger.models import Order, ReorderDraft
 from tenants.context import use_store
@@ -48,7 +48,7 @@ def _espeak_wav(path: Path) -> Path:
     """The phrase as a 16-bit mono WAV: a short lead-in, the words, then silence for the VAD."""
     import numpy as np
 
-    from assistant.speech.espeak import espeak_samples, silence, to_pcm16, trim
+    from speech.espeak import espeak_samples, silence, to_pcm16, trim
 
     samples = trim(espeak_samples(PHRASE))
     audio = np.concatenate([silence(LEAD_SILENCE_MS), samples, silence(TAIL_SILENCE_MS)])
@@ -62,7 +62,7 @@ def _espeak_wav(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def fake_microphone(tmp_path_factory) -> Path:
-    from assistant.speech.espeak import ESPEAK
+    from speech.espeak import ESPEAK
 
     if ESPEAK is None:
         pytest.skip("espeak-ng is not installed (apt-get install espeak-ng).")
@@ -137,8 +137,8 @@ def _photo_loaded(page) -> bool:
 @pytest.mark.model
 def test_the_owner_asks_by_voice_and_sees_the_reply_and_the_shelf_photo(page, live_url, demo_owner):
     """Real speech model, guard and router: the fake microphone's words become a shelf lookup."""
-    from assistant.speech.model import get_model
     from assistant.warmup import warm_up
+    from speech.model import get_model
 
     store, user = demo_owner
     get_model()  # load Whisper and fill the router's prompt cache first: the wait below is the turn
@@ -171,7 +171,7 @@ def test_hands_free_hears_a_request_answers_it_and_listens_again(page, live_url,
     """Real speech model and VAD; the router, guard and general models are FakeBackends. Nobody presses
     talk: hands-free streams the microphone, the server's VAD ends the utterance on the pause, and after
     the answer the page listens for the next request until hands-free is turned off."""
-    from assistant.speech.model import get_model
+    from speech.model import get_model
 
     store, user = demo_owner
     get_model()  # load Whisper first: the bounded wait below is the turn

@@ -14,9 +14,9 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.utils import timezone
 
-from assistant.inference.base import Role
-from assistant.inference.fake import fake_models
 from audit.models import Turn
+from inference.base import Role
+from inference.fake import fake_models
 from ledger.models import Product, StockEntry
 from tenants.context import use_store
 from worker.models import TurnJob

@@ -19,9 +19,9 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from assistant.inference.base import Role
-from assistant.inference.fake import fake_models
 from audit.models import Turn
+from inference.base import Role
+from inference.fake import fake_models
 from ledger.models import Product
 from tenants.context import use_store
 from tenants.services import token_create
@@ -163,8 +163,8 @@ print(json.dumps({"status": answer.status_code, "job": answer.json().get("status
 
 
 def test_with_the_model_server_down_the_owner_gets_a_clear_sentence_and_nothing_is_written(api_client, demo):
-    from assistant.inference.config import backend_override
-    from assistant.inference.openai_http import OpenAIHttpBackend
+    from inference.config import backend_override
+    from inference.openai_http import OpenAIHttpBackend
     from shelfwise.testing import closed_port
 
     dead = OpenAIHttpBackend(role=Role.ROUTER, base_url=f"http://127.0.0.1:{closed_port()}/v1", model="qwen", timeout_s=2)

@@ -11,9 +11,9 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from assistant.inference.base import Role
-from assistant.inference.fake import fake_models
 from audit.models import Record
+from inference.base import Role
+from inference.fake import fake_models
 from ledger.models import Product
 from tenants.context import use_store
 from tenants.services import token_create
@@ -132,8 +132,8 @@ def test_route_eval_reports_what_the_matcher_decided_and_its_precision(db, tmp_p
     import io
     import json
 
-    from assistant.inference.config import backend_override
-    from assistant.inference.fake import FakeBackend
+    from inference.config import backend_override
+    from inference.fake import FakeBackend
 
     routing = tmp_path / "routing.json"
     routing.write_text(json.dumps({"actions": ["general", "find_product", "draft_restock"], "items": [

@@ -132,7 +132,7 @@ def test_the_head_learns_only_from_the_pack_and_the_development_set_never_the_he
     held_out_words = {normalize(say, lexicon).text for say in held_out}
     dev_words = {normalize(item["say"], lexicon).text
                  for item in json.loads((DATA / "routing_dev.json").read_text())["items"]}
-    from assistant.router_prompt import router_pack
+    from assistant.modes.router.prompt import router_pack
 
     pack_words = {normalize(say, lexicon).text for say, _ in router_pack("grocery").examples}
     trained = {text for text, _ in classifier.training_examples("grocery")}

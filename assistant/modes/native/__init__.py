@@ -11,10 +11,10 @@ Two variants, chosen by ``SHELFWISE_NATIVE_VARIANT`` (read per turn):
 
 from __future__ import annotations
 
-from assistant.inference.base import InferenceError
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.retrieval import DEFAULT_K
 from assistant.types import Outcome
+from inference.base import InferenceError
 from shelfwise.env import env_choice, env_int
 
 from . import common

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant import replies
-from assistant.actions import Decision, _ask_for, _photo
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.modes.client_tools import (
     ClientToolResult,
     is_client_tool,
     run_client_tool,
 )
+from assistant.modes.router.actions import Decision, _ask_for, _photo
 from assistant.types import Outcome
 
 MAX_STEPS = 6

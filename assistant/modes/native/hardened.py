@@ -42,12 +42,11 @@ from django.core.exceptions import ImproperlyConfigured
 from jsonschema import Draft202012Validator
 
 from assistant import replies
-from assistant.actions import Decision, _ask_for
 from assistant.grounding import ground
-from assistant.inference.base import ModelRequest, Role, parse_json
 from assistant.model_log import ask
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.modes.client_tools import CLIENT_TOOLS, is_client_tool
+from assistant.modes.router.actions import Decision, _ask_for
 from assistant.retrieval import DEFAULT_K, ESCAPE_HATCH, tool_shortlist
 from assistant.spoken_numbers import (
     misattributed_numbers,
@@ -55,6 +54,7 @@ from assistant.spoken_numbers import (
     unsupported_numbers,
 )
 from assistant.types import EventKind, Outcome
+from inference.base import ModelRequest, Role, parse_json
 from mcp_gateway.registry import tool_get, tool_list
 
 from . import common, template
@@ -139,7 +139,7 @@ def example_call(say: str, answer: dict[str, Any]) -> tuple[str, dict[str, Any]]
 
 def examples_prompt(business_type: str) -> str:
     """A few of the business type's example requests with the call each needs (static per type: cached)."""
-    from assistant.router_prompt import router_pack
+    from assistant.modes.router.prompt import router_pack
 
     try:
         pack = router_pack(business_type)

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assistant.inference.base import ModelRequest, Role
 from assistant.model_log import ask
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.modes.client_tools import openai_tools
 from assistant.types import Outcome
+from inference.base import ModelRequest, Role
 
 from . import common, template
 

@@ -90,9 +90,9 @@ def chat_template() -> str:
         TemplateError: the configured model file has no chat template.
         InferenceError: the bundled model cannot be prepared.
     """
-    from assistant.inference.base import ErrorCode, InferenceError, Role
-    from assistant.inference.bundle import BundleError, bundle_prepare
-    from assistant.inference.config import role_config
+    from inference.base import ErrorCode, InferenceError, Role
+    from inference.bundle import BundleError, bundle_prepare
+    from inference.config import role_config
 
     config = role_config(Role.NATIVE)
     if config.backend != "llamacpp":

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AlexaConfig(AppConfig):
+    name = "alexa"
+    verbose_name = "Alexa (a channel)"

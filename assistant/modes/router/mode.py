@@ -1,0 +1,212 @@
+"""The router mode (default): one constrained model call picks an action and names the words.
+
+The model's output is limited by a JSON schema (an enum for the action) where the backend can;
+it is validated again in code, repaired once with a short message naming the field, and
+otherwise becomes a clarifying question. Code runs the action (``assistant.modes.router.actions``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from assistant.grounding import Grounding, ground
+from assistant.matcher.route import DecidedBy, fast_path
+from assistant.model_log import ask
+from assistant.modes.base import ModeOutcome, TurnContext
+from assistant.modes.router import prompt as prompts
+from assistant.modes.router.actions import ACTIONS, Decision
+from assistant.types import EventKind, Outcome
+from inference.base import InferenceError, ModelRequest, Role
+
+_LOOKUP = re.compile(
+    r"\b(where|which (aisle|shelf)|how (many|much)|price|cost|stock|left|do we (have|carry|sell)|"
+    r"is there|are there|any)\b"
+)
+_NUTRITION = re.compile(
+    r"\b(protein|fib(re|er)|iron|vitamins?|calcium|calories|nutrition|nutritious|nutrients?|healthy|healthiest)\b"
+)
+_LIST = re.compile(r"\b(list|catalog(ue)?|products|everything|all|what (do|else do) we (sell|carry|have|stock))\b")
+_VIDEO = re.compile(r"\b(video|film|movie|clip|walkthrough)\b")
+_EMAIL = re.compile(r"\b(e-?mail|mail me|send me|inbox)\b")
+CLARIFY = "Sorry, I didn't catch that. Could you say it another way?"
+UNAVAILABLE = "Sorry, I can't think right now: the assistant's model is not available. Nothing was changed."
+
+
+class RouterMode:
+    name = "router"
+
+    def handle(self, ctx: TurnContext) -> ModeOutcome:
+        pack = prompts.router_pack(ctx.store.business_type.slug)
+        matched = fast_path(business_type=pack.business_type, words=ctx.words, catalog=ctx.catalog,
+                            lexicon=ctx.lexicon, last_action=ctx.state.last_action, last_product=ctx.state.last_product)
+        route = {"decided_by": DecidedBy.MATCHER if matched else DecidedBy.MODEL,
+                 **(matched.as_dict() if matched else {})}
+        if matched is not None:
+            decision: Decision | None = matched.decision
+        else:
+            try:
+                decision = self.decide(ctx, pack)
+            except InferenceError:
+                return ModeOutcome(action=None, reply=UNAVAILABLE, outcome=Outcome.ERROR, route=route)
+        if decision is None:
+            return ModeOutcome(action=None, reply=CLARIFY, outcome=Outcome.CLARIFIED, route=route)
+        decision, _ = refine(decision, ctx.words, ground(ctx.words.text, catalog=ctx.catalog, lexicon=ctx.lexicon,
+                                                         last_product=ctx.state.last_product or None,
+                                                         hint=decision.item))
+        ctx.emit(EventKind.ACTION, {"action": decision.action, "item": decision.item, "ask": decision.ask,
+                                    "topic": decision.topic, "kind": decision.kind, **route})
+        outcome = ACTIONS[decision.action](ctx, decision)
+        outcome.route = route
+        return outcome
+
+    def messages(self, ctx: TurnContext, pack: prompts.RouterPack) -> list[dict[str, str]]:
+        entries = ctx.catalog.entries
+        if len(entries) > prompts.FULL_CATALOG_LIMIT:
+            entries = ctx.catalog.shortlist(ctx.words.text, limit=prompts.FULL_CATALOG_LIMIT)
+        products = [entry.name + (f" ({', '.join(entry.aliases)})" if entry.aliases else "") for entry in entries]
+        system = prompts.static_prompt(pack) + prompts.store_prompt(
+            store_name=ctx.store.name, owner=ctx.store.owner_name, products=products
+        )
+        user = prompts.request_prompt(
+            text=ctx.words.text, last_product=ctx.state.last_product, last_action=ctx.state.last_action
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    def decide(self, ctx: TurnContext, pack: prompts.RouterPack) -> Decision | None:
+        """The model's decision, validated; one repair; None when it stays invalid."""
+        schema = prompts.output_schema(pack)
+        messages = self.messages(ctx, pack)
+        for attempt in range(2):
+            response = ask(
+                ModelRequest(role=Role.ROUTER, messages=tuple(messages), temperature=0.0, max_tokens=48,
+                             json_schema=schema, schema_name="route"),
+                purpose="route" if attempt == 0 else "route repair",
+            )
+            problem, decision = _validate(response.parsed if response.parsed is not None else response.text, schema)
+            if problem is None:
+                return decision
+            messages = messages + [
+                {"role": "assistant", "content": response.text},
+                {"role": "user", "content": f"That JSON was invalid: {problem}. Answer again with one line of JSON."},
+            ]
+        return None
+
+
+def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, Grounding]:
+    """Code-side corrections from what the owner's words ground to (seed 000 §5.3).
+
+    The model picks intent; code knows what the words name and what each action needs:
+    a count with no number is a question, not an update; a "product" that is a broad group is a
+    list; a list, a low-stock question or a chat that names one product is about that product;
+    a restock without words asking to order is a lookup; guides are audio, so a video is the
+    demo; "email me ..." is a report by email. Words the model did not name as an item are not
+    a product the store lacks unless the action is a product lookup.
+    """
+    from assistant.policy import OwnerWords
+
+    action = decision.action
+    text = words.text
+    named = bool(grounding.products) and not grounding.via_pronoun
+    if decision.item is None and action not in ("find_product", "update_count") and grounding.unknown:
+        grounding = replace(grounding, unknown=None)
+    if action == "update_count" and not words.numbers:
+        decision = replace(decision, action="find_product", ask="count")
+    elif action == "find_product" and not grounding.products and grounding.group:
+        decision = replace(decision, action="list_products")
+    elif action == "list_products" and named and not grounding.group:
+        decision = replace(decision, action="find_product")
+    elif action == "general" and named and _LOOKUP.search(text):
+        # The general model has no store facts and must not be asked for them.
+        decision = replace(decision, action="find_product")
+    elif action == "low_stock" and named or action == "draft_restock" and named and not OwnerWords(text=text, numbers=words.numbers).asks_order:
+        decision = replace(decision, action="find_product", ask=decision.ask or "available")
+    elif action in ("list_products", "find_product", "general") and not named and _NUTRITION.search(text):
+        # Food and nutrition questions are answered by the nutrition guides (the pack's action 9).
+        decision = replace(decision, action="play_guide", topic="nutrition")
+    elif action == "list_products" and not named and not grounding.group and not _LIST.search(text):
+        # A list needs words asking for one; "how many grams are in a pound" is a general question.
+        decision = replace(decision, action="general")
+    elif action == "play_guide" and _VIDEO.search(text):
+        decision = replace(decision, action="play_demo")
+    elif action in ("todays_sales", "list_products", "low_stock", "store_health") and _EMAIL.search(text):
+        decision = replace(decision, action="email_report", kind="sales" if "sales" in text else "inventory")
+    return decision, grounding
+
+
+def _validate(value: Any, schema: dict[str, Any]) -> tuple[str | None, Decision | None]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return "it is not JSON", None
+    if not isinstance(value, dict):
+        return "it must be one JSON object", None
+    errors = sorted(Draft202012Validator(schema).iter_errors(value), key=lambda error: list(error.path))
+    if errors:
+        error = errors[0]
+        field = ".".join(str(part) for part in error.path) or "action"
+        return f"{field}: {error.message}", None
+    item = value.get("item")
+    item = item.strip() if isinstance(item, str) and item.strip() else None
+    return None, Decision(action=value["action"], item=item, ask=value.get("ask"), topic=value.get("topic"),
+                          kind=value.get("kind"))
+
+
+def route_utterance(*, store, text: str, last_product: str = "", last_action: str = "", catalog=None,
+                    fast: bool = False):
+    """Route one utterance without running any tool: (normalised words, decision or None, grounding).
+
+    For the routing set and prompt work: the same normalisation, prompt, schema, validation and
+    repair as a real turn, then the same code-side grounding of the product words. With ``fast``
+    the fast-path matcher answers first where it is sure (``route_request`` says which decided).
+    """
+    routed = route_request(store=store, text=text, last_product=last_product, last_action=last_action,
+                           catalog=catalog, fast=fast)
+    return routed.words, routed.decision, routed.grounding
+
+
+def route_request(*, store, text: str, last_product: str = "", last_action: str = "", catalog=None,
+                  fast: bool = True) -> RoutedRequest:
+    """``route_utterance`` with who decided: the fast-path matcher (when ``fast`` and it is sure) or the model."""
+    from types import SimpleNamespace
+
+    from assistant.grounding import Catalog
+    from assistant.lexicon import lexicon_for
+    from assistant.normalize import normalize
+    from ledger import selectors
+
+    lexicon = lexicon_for(store.business_type.slug)
+    words = normalize(text, lexicon)
+    if catalog is None:
+        catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
+    ctx = SimpleNamespace(
+        store=store, words=words, catalog=catalog,
+        state=SimpleNamespace(last_product=last_product, last_action=last_action),
+    )
+    pack = prompts.router_pack(store.business_type.slug)
+    matched = fast_path(business_type=pack.business_type, words=words, catalog=catalog, lexicon=lexicon,
+                        last_action=last_action, last_product=last_product, enabled=True) if fast else None
+    decision = matched.decision if matched is not None else RouterMode().decide(ctx, pack)
+    grounding = None
+    if decision is not None:
+        grounding = ground(words.text, catalog=catalog, lexicon=lexicon, last_product=last_product or None,
+                           hint=decision.item)
+        decision, grounding = refine(decision, words, grounding)
+    return RoutedRequest(words=words, decision=decision, grounding=grounding,
+                         decided_by=DecidedBy.MATCHER if matched else DecidedBy.MODEL, match=matched)
+
+
+@dataclass(frozen=True)
+class RoutedRequest:
+    """One routed utterance: the words, the decision (None: invalid twice), its grounding and who decided."""
+
+    words: Any
+    decision: Decision | None
+    grounding: Grounding | None
+    decided_by: str
+    match: Any = None

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class LabConfig(AppConfig):
+    name = "lab"
+    verbose_name = "Lab (benchmarks, evaluation, training data, training, media building)"

@@ -1,0 +1,181 @@
+"""python manage.py guard_train: fit the guard's classifier on the training sets and calibrate its thresholds on dev.
+
+Trains on guard_train.json and guard_v2_train.json; the thresholds are chosen on development
+data only: the separate dev set (guard_v2_dev.json) and out-of-fold scores on the training
+sets. Zero false positives on owner speech first (the classifier alone blocks only above every
+safe dev request), then recall. The evaluation and challenge sets are never read here.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from django.core.management.base import BaseCommand, CommandError
+
+from assistant.guard import THRESHOLDS_FILE, Thresholds
+from assistant.guard.classifier import (
+    CLASSIFIER_WEIGHTS,
+    classifier_fit,
+    cross_val_scores,
+    file_digest,
+    item_features,
+)
+from assistant.guard.dataset import DEV_SET, TRAIN_SETS, figures_of, items_load
+from lab.guard.training import (
+    JUDGE_VERDICTS,
+    band_calibrate,
+    band_choose,
+    injection_threshold,
+    reply_threshold,
+    verdicts_load,
+)
+
+
+class Command(BaseCommand):
+    help = (
+        "Train the guard's classifier layer on the training set (fixed seed, under a minute) and choose "
+        "its thresholds by 5-fold cross-validation; writes assistant/guard/weights/."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--set",
+            action="append",
+            default=[],
+            help="A training set (repeatable; default: guard_train.json and guard_v2_train.json; never an evaluation set).",
+        )
+        parser.add_argument("--dev", default=str(DEV_SET), help="The development set the thresholds are chosen on.")
+        parser.add_argument(
+            "--judge-verdicts",
+            default=str(JUDGE_VERDICTS),
+            help="The LLM judge's saved answers on the training set (guard_eval --save-verdicts), for the band.",
+        )
+        parser.add_argument(
+            "--injection",
+            action="store_true",
+            help="Also re-tune the NanoGuard threshold on the safe training requests (about a minute more).",
+        )
+
+    def handle(self, *args, **options) -> None:
+        started = time.perf_counter()
+        paths = [Path(p) for p in options["set"]] or list(TRAIN_SETS)
+        dev_path = Path(options["dev"])
+        if any("eval" in p.name or "challenge" in p.name for p in (*paths, dev_path)):
+            raise CommandError(
+                "Train on the training sets; the evaluation and challenge sets stay held out."
+            )
+        items = [item for p in paths for item in items_load(p)]
+        dev = items_load(dev_path) if dev_path.is_file() else []
+        x = item_features(items)
+        scores = cross_val_scores(items, x)
+        at_half = figures_of(items, list(scores >= 0.5))
+        self.stdout.write(
+            f"classifier, 5-fold out of fold on {len(items)} items from {', '.join(p.name for p in paths)}: F1 {at_half.f1:.3f} "
+            f"(precision {at_half.precision:.3f}, recall {at_half.recall:.3f}) at 0.5"
+        )
+
+        verdicts_path = Path(options["judge_verdicts"])
+        verdicts = verdicts_load(verdicts_path) if verdicts_path.is_file() else None
+        # Requests only: a reply has its own threshold (below), the training replies being few.
+        requests = [n for n, item in enumerate(items) if item.reply is None]
+        band = band_choose([items[n] for n in requests], scores[requests], verdicts)
+        dev_scores = np.zeros(0)
+        if dev:
+            weights = classifier_fit(items, x)
+            dev_scores = weights.unsafe_scores(item_features(dev))[0]
+            dev_requests = [n for n, item in enumerate(dev) if item.reply is None]
+            band = band_calibrate(
+                [dev[n] for n in dev_requests] + [items[n] for n in requests],
+                np.concatenate([dev_scores[dev_requests], scores[requests]]),
+            )
+            self.stdout.write(
+                f"band calibrated on {len(dev_requests)} dev requests and {len(requests)} out-of-fold training "
+                f"requests: {band.llm_calls} would go to the LLM, {band.errors:.0f} unsafe below the safe side"
+            )
+        elif verdicts is None:
+            self.stdout.write(
+                f"no judge answers at {verdicts_path}: band from the classifier alone"
+            )
+        else:
+            self.stdout.write(
+                f"band with the judge's saved answers: {band.llm_calls} of {len(requests)} requests go to the LLM "
+                f"({band.llm_missing} without a saved answer), weighted errors {band.errors:.1f}"
+            )
+
+        current = Thresholds.load()
+        injection = current.injection
+        if options["injection"]:
+            from assistant.guard.injection import InjectionLayer
+
+            layer = InjectionLayer()
+            # Only the safe requests NanoGuard would read with this band (uncertain, or long and not
+            # blocked): it pads every text to 512 tokens, so scoring all of them is slow on a CPU.
+            safe_texts = _reaching_nanoguard(items, scores, band) + (
+                _reaching_nanoguard(dev, dev_scores, band) if dev else []
+            )
+            injection = injection_threshold(layer.score_many(safe_texts))
+            self.stdout.write(f"NanoGuard threshold from {len(safe_texts)} safe requests it would read: {injection}")
+        thresholds = Thresholds(
+            safe_below=round(band.safe_below, 3),
+            unsafe_above=round(band.unsafe_above, 3),
+            reply_unsafe_above=reply_threshold(
+                [
+                    s
+                    for s, i in zip(scores, items, strict=True)
+                    if i.reply and not i.unsafe
+                ]
+            ),
+            injection=injection,
+            data_injection=max(injection, current.data_injection),
+            fallback=current.fallback,
+        )
+
+        weights = classifier_fit(items, x)
+        weights.meta["trained_on"] = ", ".join(f"{p.name}@{file_digest(p)}" for p in paths)
+        weights.save(CLASSIFIER_WEIGHTS)
+        THRESHOLDS_FILE.write_text(
+            json.dumps(
+                {
+                    **thresholds.__dict__,
+                    "cross_validation": {
+                        "folds": 5,
+                        "dev_set": dev_path.name if dev else None,
+                        "f1_at_half": round(at_half.f1, 4),
+                        "llm_share_of_requests": round(
+                            band.llm_calls / len(requests), 3
+                        ),
+                        "weighted_errors_with_llm": None
+                        if np.isnan(band.errors)
+                        else band.errors,
+                    },
+                },
+                indent=2,
+            )
+            + "\n"
+        )
+        self.stdout.write(
+            f"thresholds: safe at or below {thresholds.safe_below}, unsafe at or above {thresholds.unsafe_above} "
+            f"(a reply: {thresholds.reply_unsafe_above}), "
+            f"injection at or above {thresholds.injection}"
+        )
+        self.stdout.write(
+            f"wrote {CLASSIFIER_WEIGHTS} ({CLASSIFIER_WEIGHTS.stat().st_size // 1024} KiB) and {THRESHOLDS_FILE} "
+            f"in {time.perf_counter() - started:.0f} s"
+        )
+
+
+def _reaching_nanoguard(items, scores, band) -> list[str]:
+    """Safe requests the guard would hand to NanoGuard: in the band, or long and not blocked."""
+    from assistant.guard import CLASSIFIER_MAX_WORDS
+    from assistant.guard.classifier import DEFAULT_BUSINESS_TYPE
+    from assistant.guard.vocabulary import safe_terms_mask
+
+    return [
+        safe_terms_mask(item.text, item.business_type or DEFAULT_BUSINESS_TYPE)  # as the guard reads it
+        for item, score in zip(items, scores, strict=True)
+        if not item.unsafe and item.reply is None and score < band.unsafe_above
+        and (score > band.safe_below or len(item.text.split()) > CLASSIFIER_MAX_WORDS)
+    ]

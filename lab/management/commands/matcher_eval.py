@@ -1,0 +1,87 @@
+"""python manage.py matcher_eval [--set assistant/data/routing_set.json] [--png var/matcher_curve.png]
+
+The fast-path matcher alone, without the router model: on the development set by 10-fold
+cross-validation of its embedding head, and on the held-out routing set as it serves. Prints the
+share it answers, its precision (action, and action+item), per source, the confusion of its wrong
+answers, and the threshold's coverage-vs-precision curve (also drawn as a PNG with ``--png``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from lab.bench.report import rate_text
+from lab.bench.routing import RoutingSetError, routing_set_load
+from lab.bench.stores import (
+    bench_store_create,
+    bench_store_delete,
+    migrations_pending,
+)
+
+DATA = Path(__file__).resolve().parents[3] / "assistant" / "data"
+
+
+class Command(BaseCommand):
+    help = "Score the fast-path matcher alone: coverage, precision, wrong answers, the threshold curve."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--set", dest="path", default=str(DATA / "routing_set.json"), help="The held-out set.")
+        parser.add_argument("--dev", default=str(DATA / "routing_dev.json"), help="The development set (cross-validated).")
+        parser.add_argument("--png", default=None, help="Draw the coverage-vs-precision curve to this PNG.")
+        parser.add_argument("--business-type", default="grocery")
+
+    def handle(self, *args, **options) -> None:
+        from assistant.grounding import Catalog
+        from assistant.lexicon import lexicon_for
+        from lab import matcher_eval as evaluation
+        from assistant.matcher.templates import matcher_pack
+        from ledger import selectors
+
+        pending = migrations_pending()
+        if pending:
+            raise CommandError(f"The database is not migrated ({', '.join(pending[:3])}...): run manage.py migrate first.")
+        business_type = options["business_type"]
+        pack = matcher_pack(business_type)
+        if pack is None:
+            raise CommandError(f"The business type {business_type!r} has no matcher templates.")
+        try:
+            held_out = routing_set_load(options["path"])
+            dev = routing_set_load(options["dev"])
+        except RoutingSetError as exc:
+            raise CommandError(str(exc)) from exc
+        lexicon = lexicon_for(business_type)
+        store = bench_store_create(label="matcher-eval")
+        try:
+            catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
+            common = {"business_type": business_type, "catalog": catalog, "lexicon": lexicon}
+            dev_scores = evaluation.score_set(dev, cross_validate=True, **common)
+            held_scores = evaluation.score_set(held_out, **common)
+        finally:
+            bench_store_delete(store=store)
+        for label, scores in ((f"{Path(options['dev']).name} (10-fold CV of the head; templates in-sample)", dev_scores),
+                              (f"{Path(options['path']).name} (held out)", held_scores)):
+            self._report(label, evaluation.summary(scores, pack.threshold))
+        curves = {"development (CV)": evaluation.curve(dev_scores), "held out": evaluation.curve(held_scores)}
+        self.stdout.write("Threshold curve (threshold: development coverage/precision | held-out coverage/precision):")
+        for (t, dc, dp), (_, hc, hp) in zip(curves["development (CV)"], curves["held out"], strict=True):
+            self.stdout.write(f"  {t:.2f}: {dc:6.1%} {dp:7.2%} | {hc:6.1%} {hp:7.2%}")
+        if options["png"]:
+            evaluation.plot_curve(curves, options["png"], chosen=pack.threshold)
+            self.stdout.write(f"Wrote {options['png']}")
+
+    def _report(self, label: str, s) -> None:
+        out = self.stdout.write
+        out(f"\n{label}: threshold {s.threshold:g}, agreement floor as in the pack")
+        out(f"  answered by the matcher: {rate_text(s.answered, s.total)}")
+        out(f"  its precision, action:      {rate_text(s.action_ok, s.answered)}")
+        out(f"  its precision, action+item: {rate_text(s.item_ok, s.answered)}")
+        for source, (n, ok) in s.by_source.items():
+            out(f"  {source:<10} answered {n}, right {ok}")
+        if s.confusion:
+            out("  wrong answers (gold -> matcher: count):")
+            out("\n".join(f"    {gold} -> {got}: {count}" for (gold, got), count in s.confusion))
+            for score in s.wrong:
+                out(f"    {score.item.id}: {score.item.say!r} gold {score.item.action}, matcher {score.action} "
+                    f"({score.match.source}, {score.confidence:.2f})")
