@@ -104,6 +104,8 @@ class RouteScore:
     model_ms: tuple[float, ...] = ()
     decided_by: str = "model"  # "matcher" when the fast path answered without the router model
     said: str = ""  # the decision's item words (the grounding hint), for reading the misses
+    prompt_tokens: tuple[int, ...] = ()  # per model call, as the backend counted them
+    cached_tokens: tuple[int | None, ...] = ()  # per model call: of those, served from the prompt cache
 
 
 def _names(grounding: Any) -> list[str]:
@@ -159,7 +161,8 @@ def numbers_match(item: RoutingItem, numbers: Sequence[int]) -> bool | None:
 
 
 def route_score(item: RoutingItem, *, words: Any, decision: Any, grounding: Any, ms: float,
-                model_ms: Sequence[float] = (), decided_by: str = "model") -> RouteScore:
+                model_ms: Sequence[float] = (), decided_by: str = "model", prompt_tokens: Sequence[int] = (),
+                cached_tokens: Sequence[int | None] = ()) -> RouteScore:
     """Score one routed utterance."""
     predicted = decision.action if decision is not None else INVALID
     action_ok = predicted == item.action
@@ -174,6 +177,8 @@ def route_score(item: RoutingItem, *, words: Any, decision: Any, grounding: Any,
         model_ms=tuple(model_ms),
         decided_by=decided_by,
         said=(getattr(decision, "item", None) or "") if decision is not None else "",
+        prompt_tokens=tuple(prompt_tokens),
+        cached_tokens=tuple(cached_tokens),
     )
 
 
@@ -187,7 +192,9 @@ def route_one(*, store: Any, item: RoutingItem, catalog: Any = None, fast: bool 
         routed = route_request(store=store, text=item.say, catalog=catalog, fast=fast)
         ms = (time.perf_counter() - started) * 1000
     return route_score(item, words=routed.words, decision=routed.decision, grounding=routed.grounding, ms=ms,
-                       model_ms=[exchange.duration_ms for exchange in exchanges], decided_by=routed.decided_by)
+                       model_ms=[exchange.duration_ms for exchange in exchanges], decided_by=routed.decided_by,
+                       prompt_tokens=[exchange.prompt_tokens for exchange in exchanges],
+                       cached_tokens=[exchange.response.get("cached_tokens") for exchange in exchanges])
 
 
 @dataclass

@@ -65,17 +65,24 @@ class RouterMode:
         return outcome
 
     def messages(self, ctx: TurnContext, pack: prompts.RouterPack) -> list[dict[str, str]]:
-        entries = ctx.catalog.entries
-        if len(entries) > prompts.FULL_CATALOG_LIMIT:
-            entries = ctx.catalog.shortlist(ctx.words.text, limit=prompts.FULL_CATALOG_LIMIT)
-        products = [entry.name + (f" ({', '.join(entry.aliases)})" if entry.aliases else "") for entry in entries]
-        system = prompts.static_prompt(pack) + prompts.store_prompt(
-            store_name=ctx.store.name, owner=ctx.store.owner_name, products=products
-        )
-        user = prompts.request_prompt(
-            text=ctx.words.text, last_product=ctx.state.last_product, last_action=ctx.state.last_action
-        )
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        catalog = ctx.catalog
+        if len(catalog.entries) > prompts.FULL_CATALOG_LIMIT:
+            # A big catalog: the stable part names its categories; the few products this request
+            # may name come with the request, so the system prompt stays in the prompt cache.
+            listed = prompts.request_products_for(catalog)
+            lexicon = getattr(ctx, "lexicon", None) or catalog.lexicon
+            grounding = ground(ctx.words.text, catalog=catalog, lexicon=lexicon) if lexicon is not None else Grounding()
+            store = prompts.store_prompt(store_name=ctx.store.name, owner=ctx.store.owner_name,
+                                         catalog_size=len(catalog.entries), categories=listed.categories)
+            products = listed.request_lines(ctx.words.text, grounding)
+        else:
+            store = prompts.store_prompt(store_name=ctx.store.name, owner=ctx.store.owner_name, products=[
+                entry.name + (f" ({', '.join(entry.aliases)})" if entry.aliases else "") for entry in catalog.entries
+            ])
+            products = None
+        user = prompts.request_prompt(text=ctx.words.text, last_product=ctx.state.last_product,
+                                      last_action=ctx.state.last_action, products=products)
+        return [{"role": "system", "content": prompts.static_prompt(pack) + store}, {"role": "user", "content": user}]
 
     def decide(self, ctx: TurnContext, pack: prompts.RouterPack) -> Decision | None:
         """The model's decision, validated; one repair; None when it stays invalid."""
