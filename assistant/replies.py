@@ -150,3 +150,122 @@ def count_updated(result: Mapping[str, Any]) -> str:
 
 def report_sent(result: Mapping[str, Any]) -> str:
     return f"I've emailed the {result['report']} report to {result['to']}."
+
+
+# ---------------------------------------------------------------------------------------------
+# Sales over periods (get_sales results)
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def _date(iso: str, *, weekday: bool = False, year: bool = False) -> str:
+    import datetime as dt
+
+    day = dt.date.fromisoformat(iso)
+    text = f"{day.day} {_MONTHS[day.month - 1]}" + (f" {day.year}" if year else "")
+    return f"{_DAYS[day.weekday()]} {text}" if weekday else text
+
+
+def period_dates(period: Mapping[str, Any]) -> str:
+    """"Tue 1 Dec", "23–29 Nov", "30 Nov–2 Dec", "1 Dec 2025–2 Dec 2026"."""
+    first, last = period["from"], period["to"]
+    years = first[:4] != last[:4]
+    if first == last:
+        return _date(first, weekday=True)
+    if first[:7] == last[:7]:
+        return f"{int(first[8:])}–{_date(last)}"
+    return f"{_date(first, year=years)}–{_date(last, year=years)}"
+
+
+def _period_name(period: Mapping[str, Any], *, capital: bool = True) -> str:
+    """The period's label with its dates, unless the label already is the dates ("October")."""
+    label = period["label"]
+    months = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+              "November", "December")
+    plain = label.split(" ")[0] in months or label.split(" ")[0] in ("Monday", "Tuesday", "Wednesday", "Thursday",
+                                                                     "Friday", "Saturday", "Sunday")
+    text = label if plain else f"{label} ({period_dates(period)})"
+    return text[:1].upper() + text[1:] if capital else text
+
+
+def _totals(data: Mapping[str, Any], currency: str) -> str:
+    receipts = data["receipts"]
+    if not receipts and Decimal(str(data["revenue"])) == 0:
+        return "no sales recorded"
+    text = (f"{receipts} receipt{'s' if receipts != 1 else ''}, {money(data['revenue'], currency)} in sales, "
+            f"{data['unitsSold']} item{'s' if data['unitsSold'] != 1 else ''} sold")
+    if data.get("averageBasket") is not None:
+        text += f", average basket {money(data['averageBasket'], currency)}"
+    return text
+
+
+def _focus(data: Mapping[str, Any], currency: str) -> str:
+    focus = data["focus"]
+    if data.get("category"):
+        return f"{focus['name']} sold {focus['units']} item{'s' if focus['units'] != 1 else ''} for {money(focus['revenue'], currency)}"
+    if not focus["units"]:
+        return f"no {focus['name']} sold"
+    return f"we sold {focus['units']} {focus['name']} for {money(focus['revenue'], currency)}"
+
+
+def _rows(data: Mapping[str, Any], currency: str, *, sort: str, by: str) -> str:
+    rows = data.get("rows") or []
+    if not rows:
+        return "nothing sold"
+    if by == "category":
+        return "by category: " + join([f"{row['name']} {money(row['revenue'], currency)}" for row in rows])
+    parts = [f"{row['name']} ({row['units'] or 'none'})" for row in rows]
+    return ("slowest: " if sort == "worst" else "best sellers: ") + join(parts)
+
+
+def _direction(change: Mapping[str, Any] | None, currency: str | None, *, noun: str = "") -> str:
+    if not change:
+        return ""
+    delta = Decimal(str(change["delta"]))
+    if delta == 0:
+        return "the same"
+    amount = money(abs(delta), currency) if currency else f"{abs(delta)}{noun}"
+    percent = f" ({abs(change['percent']):g}%)" if change.get("percent") is not None else ""
+    return f"{'up' if delta > 0 else 'down'} {amount}{percent}"
+
+
+def _comparison(data: Mapping[str, Any], currency: str, *, basket: bool) -> str:
+    other = data["comparison"]
+    change = other["change"]
+    them = _period_name(other["period"], capital=False)
+    if "focus" in data and "focus" in other:
+        then, focus = other["focus"], data["focus"]["name"]
+        moved = _direction(change.get("focusUnits"), None)
+        said = f"{then['units']} {focus} for {money(then['revenue'], currency)}" if then["units"] else f"no {focus}"
+        return f"{them}: {said}, so {moved}." if moved != "the same" else f"{them}: {said}, the same."
+    if basket:
+        if other.get("averageBasket") is None:
+            return f"{them}: no sales recorded."
+        return (f"{them}: {money(other['averageBasket'], currency)} over {other['receipts']} receipts, "
+                f"{_direction(change.get('averageBasket'), currency)}.")
+    same_length = (data["period"]["days"] == other["period"]["days"] or other["period"].get("trimmed")
+                   or data["period"].get("unit") and data["period"].get("unit") == other["period"].get("unit"))
+    if not same_length:
+        return (f"{them}: {money(other['revenuePerDay'], currency)} a day against "
+                f"{money(data['revenuePerDay'], currency)} a day, {_direction(change.get('revenuePerDay'), currency)}.")
+    return f"{them}: {_totals(other, currency)}. Sales are {_direction(change.get('revenue'), currency)}."
+
+
+def sales_period(data: Mapping[str, Any], *, sort: str = "best", by: str | None = None, basket: bool = False) -> str:
+    """A get_sales result as a sentence or three; every number is the result's."""
+    currency = data.get("currency", "USD")
+    name = _period_name(data["period"])
+    if "focus" in data:
+        sentence = f"{name}, {_focus(data, currency)}."
+    elif by:
+        sentence = f"{name}, {_rows(data, currency, sort=sort, by=by)}."
+    elif basket and data.get("averageBasket") is not None:
+        sentence = (f"{name}, the average basket was {money(data['averageBasket'], currency)} over "
+                    f"{data['receipts']} receipts.")
+    else:
+        sentence = f"{name}: {_totals(data, currency)}."
+    if "comparison" in data:
+        other = _comparison(data, currency, basket=basket)
+        sentence += " " + other[:1].upper() + other[1:]
+    return sentence

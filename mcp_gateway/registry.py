@@ -136,6 +136,70 @@ _SPECS = (
         ),
     ),
     ToolSpec(
+        name="get_sales",
+        title="Sales over time",
+        description=(
+            "Get the store's sales for any period other than just today, or compare two periods: receipts, revenue, "
+            "units, average basket, one product's or category's sales, best or worst sellers, sales per category or "
+            "per day. Use it for 'how did we do yesterday', 'what sold best last week', 'how much atta did we sell "
+            "this month', 'are we selling more ghee than last month'; for today alone get_todays_transactions is "
+            "enough; not for stock counts (use get_inventory). Periods are the store's local days."
+        ),
+        input_schema=_object(
+            {
+                "period": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 80,
+                    "description": "The period in plain words as the owner said it ('yesterday', 'last week', 'this "
+                    "month', 'since Monday', 'in October', 'the last 7 days', 'between the 1st and the 15th of "
+                    "November') or ISO dates ('2026-10-01', '2026-10-01..2026-10-31'). Default: today.",
+                },
+                "compareTo": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 80,
+                    "description": "A second period to compare with, in the same words ('last month', 'the week "
+                    "before', 'same day last week'). A period still running is compared with the same length of "
+                    "the other. Leave out for no comparison.",
+                },
+                "item": {**_ITEM, "description": _ITEM["description"] + " Only this product's sales."},
+                "category": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 60,
+                    "description": "Only this category's sales, e.g. 'Spices', 'Lentils'.",
+                },
+                "groupBy": {
+                    "type": "string",
+                    "enum": ["product", "category", "day"],
+                    "description": "Also rank products (best or worst sellers), list categories, or give every day.",
+                },
+                "sort": {
+                    "type": "string",
+                    "enum": ["best", "worst"],
+                    "description": "With groupBy: best sellers first (the default) or worst first (products that "
+                    "sold nothing included).",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 50,
+                    "description": "With groupBy product or category: how many rows (default 5).",
+                },
+            }
+        ),
+        scope=MCP_SCOPE,
+        side_effects=False,
+        needs_confirmation=False,
+        timeout_s=5.0,
+        idempotency=Idempotency.NONE,
+        annotations=ToolAnnotations(
+            title="Sales over time", read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+            open_world_hint=False
+        ),
+    ),
+    ToolSpec(
         name="reconcile_inventory",
         title="Close the day",
         description=(

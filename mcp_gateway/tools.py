@@ -1,4 +1,4 @@
-"""The seven owner tools: ground the model's words in the catalog, call one ledger function, render.
+"""The owner tools: ground the model's words in the catalog, call one ledger function, render.
 
 Each handler takes a validated ``ToolCall`` and returns a JSON-ready dict. Domain failures are
 raised as ``ledger.errors.LedgerError`` (or ``ToolFailure`` for the gateway's own) and mapped once,
@@ -21,6 +21,7 @@ from ledger.errors import LedgerError
 from ledger.models import Product, ReorderDraft, ReportDelivery, StockEntry
 from mcp_gateway.policy import ToolCall
 from mcp_gateway.registry import CONFIRM_SCOPE
+from mcp_gateway.sales import get_sales
 
 
 class ToolFailure(LedgerError):
@@ -300,6 +301,7 @@ def send_sales_report(call: ToolCall) -> dict[str, Any]:
 HANDLERS: dict[str, Callable[[ToolCall], dict[str, Any]]] = {
     "get_inventory": get_inventory,
     "get_todays_transactions": get_todays_transactions,
+    "get_sales": get_sales,
     "reconcile_inventory": reconcile_inventory,
     "update_inventory": update_inventory,
     "place_reorder": place_reorder,

@@ -39,7 +39,7 @@ def drafts_of(store) -> list[ReorderDraft]:
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_tools_list_shows_the_seven_tools_with_their_schemas_and_annotations(mcp_server, mcp_token, mode):
+def test_tools_list_shows_every_registry_tool_with_their_schemas_and_annotations(mcp_server, mcp_token, mode):
     listing = mcp_session(mcp_server.mcp_url, mcp_token, lambda client: client.list_tools(), mode=mode)
 
     tools = {tool.name: tool for tool in listing.tools}

@@ -11,6 +11,7 @@ import uvicorn
 from asgiref.sync import sync_to_async
 from django.db import connections
 
+from mcp_gateway.registry import REGISTRY
 from mcp_gateway.tests.conftest import (
     STARTUP_TIMEOUT_S,
     McpServerUrl,
@@ -50,5 +51,5 @@ def test_the_gateway_starts_on_the_first_request(server_without_lifespan, shop, 
     listing = mcp_session(server_without_lifespan.mcp_url, mcp_token, lambda client: client.list_tools())
     result = call(server_without_lifespan.mcp_url, mcp_token, "get_inventory", {"item": "basmati"}, mode="legacy")
 
-    assert len(listing.tools) == 7
+    assert len(listing.tools) == len(REGISTRY)
     assert result.structured_content["product"]["name"] == "Basmati rice"

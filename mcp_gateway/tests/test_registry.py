@@ -8,9 +8,10 @@ from jsonschema import Draft202012Validator
 from mcp_gateway.registry import REGISTRY, Idempotency
 from mcp_gateway.validation import field_path, validation_message
 
-SEVEN = [
+TOOLS = [
     "get_inventory",
     "get_todays_transactions",
+    "get_sales",
     "reconcile_inventory",
     "update_inventory",
     "place_reorder",
@@ -28,11 +29,11 @@ def _objects(schema):
         yield from _objects(schema["items"])
 
 
-def test_the_registry_holds_the_seven_owner_tools():
-    assert list(REGISTRY) == SEVEN
+def test_the_registry_holds_the_eight_owner_tools():
+    assert list(REGISTRY) == TOOLS
 
 
-@pytest.mark.parametrize("name", SEVEN)
+@pytest.mark.parametrize("name", TOOLS)
 def test_each_schema_is_valid_and_refuses_unknown_arguments_at_every_level(name):
     schema = REGISTRY[name].input_schema
 
@@ -41,7 +42,7 @@ def test_each_schema_is_valid_and_refuses_unknown_arguments_at_every_level(name)
     assert all(prop.get("description") for prop in schema["properties"].values())
 
 
-@pytest.mark.parametrize("name", SEVEN)
+@pytest.mark.parametrize("name", TOOLS)
 def test_metadata_and_annotations_agree(name):
     spec = REGISTRY[name]
 

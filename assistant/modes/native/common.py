@@ -129,6 +129,7 @@ def result_for_model(step: Step) -> str:
 
 _ACTIONS = {
     "get_todays_transactions": "todays_sales",
+    "get_sales": "sales_period",
     "reconcile_inventory": "store_health",
     "update_inventory": "update_count",
     "place_reorder": "draft_restock",
@@ -215,6 +216,7 @@ def code_reply(ctx: TurnContext, steps: list[Step]) -> str | None:
             return replies.product_list(data["products"])
         builders = {
             "get_todays_transactions": replies.sales_today,
+            "get_sales": replies.sales_period,
             "reconcile_inventory": replies.store_health,
             "update_inventory": replies.count_updated,
             "place_reorder": replies.draft_offer,

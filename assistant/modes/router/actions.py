@@ -120,6 +120,51 @@ def todays_sales(ctx: TurnContext, decision: Decision) -> ModeOutcome:
     return ModeOutcome(action="todays_sales", reply=replies.sales_today(result.data))
 
 
+_BEST = re.compile(r"\b(best|top|most|biggest|popular|hot|fastest)\b")
+_WORST = re.compile(r"\b(worst|least|slow(est|ly)?|bottom|not selling|n't selling|didn't sell|hasn't|haven't|weakest)\b")
+_BY_CATEGORY = re.compile(r"\b(categor(y|ies)|departments?|by group)\b")
+_BASKET = re.compile(r"\b(average|basket|order value|per (customer|receipt|order|sale)|spend per)\b")
+
+
+def sales_period(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    """Sales for a period the owner named (or today), one product's or group's, ranked, or compared.
+
+    The period words are found in code (``ledger.periods``) and passed to ``get_sales`` as said; the
+    reply is built from the result, so every number comes from the books.
+    """
+    from ledger.periods import Found, PeriodError, periods_find, store_now
+    from ledger.selectors import store_tz
+
+    text = ctx.words.text
+    try:
+        found = periods_find(text, now=store_now(store_tz(ctx.store))) or Found("today")
+    except PeriodError as exc:
+        return ModeOutcome(action="sales_period", reply=exc.message, outcome=Outcome.CLARIFIED)
+    arguments: dict[str, Any] = {"period": found.period}
+    if found.compare:
+        arguments["compareTo"] = found.compare
+    grounding = _ground(ctx, decision)
+    lowered = text.lower()
+    sort, by = "best", None
+    if grounding.products:
+        arguments["item"] = grounding.products[0].name
+    else:
+        if grounding.group:
+            arguments["category"] = grounding.group
+        if _BY_CATEGORY.search(lowered) and not grounding.group:
+            by = "category"
+        elif _WORST.search(lowered) or _BEST.search(lowered):
+            by, sort = "product", "worst" if _WORST.search(lowered) else "best"
+    if by:
+        arguments.update({"groupBy": by, "sort": sort, "limit": 3 if by == "product" else 5})
+    result = ctx.call_tool("get_sales", arguments)
+    if not result.ok:
+        return _failure(ctx, result, "sales_period")
+    reply = replies.sales_period(result.data, sort=sort, by=by, basket=bool(_BASKET.search(lowered)))
+    last = grounding.products[0].name if grounding.products else None
+    return ModeOutcome(action="sales_period", reply=reply, last_product=last)
+
+
 def store_health(ctx: TurnContext, decision: Decision) -> ModeOutcome:
     result = ctx.call_tool("reconcile_inventory", {})
     if not result.ok:
@@ -241,6 +286,7 @@ ACTIONS: dict[str, Callable[[TurnContext, Decision], ModeOutcome]] = {
     "find_product": find_product,
     "list_products": list_products,
     "todays_sales": todays_sales,
+    "sales_period": sales_period,
     "store_health": store_health,
     "low_stock": low_stock,
     "draft_restock": draft_restock,

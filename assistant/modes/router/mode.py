@@ -33,6 +33,12 @@ _NUTRITION = re.compile(
 _LIST = re.compile(r"\b(list|catalog(ue)?|products|everything|all|what (do|else do) we (sell|carry|have|stock))\b")
 _VIDEO = re.compile(r"\b(video|film|movie|clip|walkthrough)\b")
 _EMAIL = re.compile(r"\b(e-?mail|mail me|send me|inbox)\b")
+# Words about selling: with a period other than today they ask for sales over that period.
+_SALES = re.compile(
+    r"\b(sell|sold|selling|sales?|sellers?|revenue|takings?|take|took|made|make|earn(ed|ings)?|rang up|ring up|"
+    r"business|numbers|receipts?|customers|basket|went out|moved|move|turnover|did we do|go|went)\b"
+)
+_SALES_FROM = ("todays_sales", "find_product", "list_products", "general", "store_health")
 CLARIFY = "Sorry, I didn't catch that. Could you say it another way?"
 UNAVAILABLE = "Sorry, I can't think right now: the assistant's model is not available. Nothing was changed."
 
@@ -111,7 +117,8 @@ def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, G
     a count with no number is a question, not an update; a "product" that is a broad group is a
     list; a list, a low-stock question or a chat that names one product is about that product;
     a restock without words asking to order is a lookup; guides are audio, so a video is the
-    demo; "email me ..." is a report by email. Words the model did not name as an item are not
+    demo; "email me ..." is a report by email; selling over a period other than today is the sales
+    action, and the sales action for today alone is today's sales. Words the model did not name as an item are not
     a product the store lacks unless the action is a product lookup.
     """
     from assistant.policy import OwnerWords
@@ -140,9 +147,22 @@ def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, G
         decision = replace(decision, action="general")
     elif action == "play_guide" and _VIDEO.search(text):
         decision = replace(decision, action="play_demo")
-    elif action in ("todays_sales", "list_products", "low_stock", "store_health") and _EMAIL.search(text):
+    elif action in _SALES_FROM and not _EMAIL.search(text) and _SALES.search(text) and _past_period(text):
+        # A question about selling over another period: the sales action, whatever the model picked.
+        decision = replace(decision, action="sales_period")
+    elif action == "sales_period" and not _past_period(text) and not (grounding.products or grounding.group):
+        # Today's figures alone: today's sales.
+        decision = replace(decision, action="todays_sales", item=None)
+    elif action in ("todays_sales", "sales_period", "list_products", "low_stock", "store_health") and _EMAIL.search(text):
         decision = replace(decision, action="email_report", kind="sales" if "sales" in text else "inventory")
     return decision, grounding
+
+
+def _past_period(text: str) -> bool:
+    """Whether the words name a period other than today ("yesterday", "next week": said to be still to come)."""
+    from ledger.periods import period_shapes
+
+    return any(shape != "today" for shape in period_shapes(text))
 
 
 def _validate(value: Any, schema: dict[str, Any]) -> tuple[str | None, Decision | None]:
