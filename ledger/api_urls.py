@@ -1,11 +1,15 @@
 from django.urls import path
 
-from ledger.apis import reads, sales
+from ledger.apis import history, reads, sales
 
 urlpatterns = [
     path("products", reads.ProductListApi.as_view(), name="api-products"),
     path("products/<int:product_id>", reads.ProductDetailApi.as_view(), name="api-product"),
     path("sales/today", reads.SalesTodayApi.as_view(), name="api-sales-today"),
+    path("sales", history.SalesApi.as_view(), name="api-sales"),
+    path("sales/products", history.SalesProductsApi.as_view(), name="api-sales-products"),
+    path("sales/categories", history.SalesCategoriesApi.as_view(), name="api-sales-categories"),
+    path("sales/days", history.SalesDaysApi.as_view(), name="api-sales-days"),
     path("receipts", sales.ReceiptListApi.as_view(), name="api-receipts"),
     path("receipts/<int:receipt_id>", sales.ReceiptDetailApi.as_view(), name="api-receipt"),
     path("receipts/<int:receipt_id>/refund", sales.ReceiptRefundApi.as_view(), name="api-receipt-refund"),

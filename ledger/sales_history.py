@@ -148,7 +148,8 @@ def sales_by_day(*, store: Store, period: Period) -> list[SalesRow]:
     return days
 
 
-def _ranked(store: Store, period: Period, *, category: str | None, sort: str, limit: int) -> list[SalesRow]:
+def products_ranked(*, store: Store, period: Period, category: str | None = None, sort: str = "best",
+                    limit: int | None = None) -> list[SalesRow]:
     """Products by units (then revenue), best or worst first; the worst include active products that sold nothing."""
     sold = sales_of_products(store=store, start=period.start, end=period.end, category=category)
     products = Product.objects.filter(store=store)
@@ -163,7 +164,7 @@ def _ranked(store: Store, period: Period, *, category: str | None, sort: str, li
         rows.sort(key=lambda row: (row.units, row.revenue, row.name))
     else:
         rows.sort(key=lambda row: (-row.units, -row.revenue, row.name))
-    return rows[:limit]
+    return rows if limit is None else rows[:limit]
 
 
 def period_sales(
@@ -195,7 +196,7 @@ def period_sales(
                          revenue=to_cents(sum((r for _u, r in sold.values()), Decimal(0))))
     rows: list[SalesRow] = []
     if group_by == "product":
-        rows = _ranked(store, period, category=category, sort=sort, limit=limit)
+        rows = products_ranked(store=store, period=period, category=category, sort=sort, limit=limit)
     elif group_by == "category":
         rows = sales_by_category(store=store, start=period.start, end=period.end)
         rows = (rows[::-1] if sort == "worst" else rows)[:limit]

@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.utils import timezone
 
-from assistant.inference.base import Role
-from assistant.inference.fake import fake_models
+from inference.base import Role
+from inference.fake import fake_models
 from ledger import services
 from ledger.models import Product, StockEntry
 from ledger.services import SaleLine
