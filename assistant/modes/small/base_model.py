@@ -88,3 +88,8 @@ def base_model_dir(*, verify: bool = True) -> Path:
             shutil.rmtree(target)
         partial.rename(target)  # atomic: a half-written cache is never used
         return target
+
+
+#: The shipped adapter (``smallmodel train --install`` writes it): ``adapter.gguf`` for llama.cpp, its card and curve.
+SHIPPED_CHECKPOINT = Path(__file__).resolve().parent / "checkpoint"
+SHIPPED_ADAPTER = SHIPPED_CHECKPOINT / "adapter.gguf"
