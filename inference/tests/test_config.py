@@ -82,17 +82,29 @@ def test_a_model_file_and_context_size_are_taken_from_the_environment(monkeypatc
     assert backend.options.n_ctx == 8192
 
 
-def test_the_small_model_defaults_to_the_shipped_adapter_on_transformers():
-    from inference.config import SMALL_CHECKPOINT
+def test_the_small_model_defaults_to_the_bundled_base_with_the_shipped_adapter_on_llamacpp():
+    from assistant.modes.small.base_model import gguf_path
+    from inference.config import SMALL_ADAPTER
 
     config = role_config("small")
-    assert (config.backend, config.model) == ("transformers", str(SMALL_CHECKPOINT.resolve()))
-    assert get_backend("small").kind == "transformers"  # built lazily: no model loads here
+    assert (config.backend, config.model, config.adapter, config.n_ctx) == (
+        "llamacpp", str(gguf_path()), str(SMALL_ADAPTER.resolve()), 2048)
+    backend = get_backend("small")  # built lazily: no model loads here
+    assert backend.kind == "llamacpp" and backend.options.lora == str(SMALL_ADAPTER.resolve())
 
 
-def test_a_small_model_folder_without_an_adapter_is_refused(monkeypatch, tmp_path):
+def test_the_small_adapter_can_be_switched_off_or_pointed_elsewhere(monkeypatch, tmp_path):
+    monkeypatch.setenv("SHELFWISE_SMALL_ADAPTER", "none")
+    assert role_config("small").adapter == ""
+    monkeypatch.setenv("SHELFWISE_SMALL_ADAPTER", str(tmp_path / "missing.gguf"))
+    with pytest.raises(ImproperlyConfigured, match="SHELFWISE_SMALL_ADAPTER points at .*missing.gguf"):
+        role_config("small")
+
+
+def test_a_small_model_folder_without_a_peft_adapter_is_refused_on_transformers(monkeypatch, tmp_path):
+    monkeypatch.setenv("SHELFWISE_SMALL_BACKEND", "transformers")
     monkeypatch.setenv("SHELFWISE_SMALL_MODEL", str(tmp_path))
-    with pytest.raises(ImproperlyConfigured, match="SHELFWISE_SMALL_MODEL must be a LoRA adapter folder"):
+    with pytest.raises(ImproperlyConfigured, match="SHELFWISE_SMALL_MODEL must be a PEFT LoRA adapter folder"):
         role_config("small")
 
 

@@ -7,11 +7,13 @@ runtime renders it (``runtime.compact_lines``, ending ``###``) and writes one li
 
 - first call: the final turn's first ``Call`` step; exact = same tool and same arguments
   (strings case-insensitive), tool = same tool;
-- answers after tool results: ``Answer`` steps that follow a ``Result``; correct = an Answer
+- right arguments: of the first calls with the right tool, those with exactly the gold arguments;
+- answers after tool results: ``Answer`` steps that follow a ``Result``; faithful = an Answer
   line whose numbers are exactly the gold answer's numbers and that names the same products
   of the result (case-insensitive), exact = the gold text.
 
-Prints a table and writes ``eval.json`` beside the adapter.
+Prints a table and writes ``eval.json`` into the data folder (``--out`` elsewhere). The default model is the
+runtime's: the bundled base on llama.cpp with the shipped adapter, exactly what the small mode serves.
 """
 
 from __future__ import annotations
@@ -97,12 +99,9 @@ def _pct(part: int, whole: int) -> str:
 
 def main(argv: list[str] | None = None, **options: Any) -> int:
     """Evaluate the adapter on dev (seen products) and heldout (held-out products); prints a table."""
-    from inference.base import Role
-    from inference.config import SMALL_CHECKPOINT
-    from inference.transformers_backend import TransformersBackend
-
     parser = argparse.ArgumentParser(prog="smallmodel eval", description=__doc__.split("\n")[0])
-    parser.add_argument("--adapter", default=str(SMALL_CHECKPOINT))
+    parser.add_argument("--adapter", default="", help="a LoRA adapter GGUF (run on llama.cpp over the bundled base) or a "
+                        "PEFT folder (run on transformers); default: the runtime's small model as configured")
     parser.add_argument("--data", default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, default=0, help="records per split (0 = all), a fixed random sample")
     parser.add_argument("--seed", type=int, default=0)
@@ -111,10 +110,10 @@ def main(argv: list[str] | None = None, **options: Any) -> int:
     for key, value in options.items():
         if value is not None and hasattr(args, key):
             setattr(args, key, value)
-    backend = TransformersBackend(role=Role.SMALL, adapter=Path(args.adapter) if args.adapter else None)
+    backend = _backend(args.adapter)
     backend.warm_up()
     names = sorted({product["name"] for product in _demo_products()}, key=len, reverse=True)
-    report: dict[str, Any] = {"adapter": args.adapter, "limit": args.limit}
+    report: dict[str, Any] = {"adapter": args.adapter or "runtime", "model": backend.model, "limit": args.limit}
     started = time.monotonic()
     for split in ("dev", "heldout"):
         path = Path(args.data) / f"{split}.jsonl"
@@ -124,15 +123,36 @@ def main(argv: list[str] | None = None, **options: Any) -> int:
         report[split] = evaluate_records(records, backend, catalog_names=names)
         report[split]["records"] = len(records)
     report["seconds"] = round(time.monotonic() - started, 1)
-    print(f"{'split':<10}{'records':>8}  {'first call exact':>20}  {'first call tool':>20}  {'answers correct':>20}")
+    print(f"{'split':<10}{'records':>8}  {'first call exact':>18}  {'right tool':>18}  {'right arguments':>18}  "
+          f"{'answer faithful':>18}")
     for split, label in (("dev", "seen"), ("heldout", "held-out")):
         c = report[split]
-        print(f"{label:<10}{c['records']:>8}  {_pct(c['first_call_exact'], c['first_call']):>20}  "
-              f"{_pct(c['first_call_tool'], c['first_call']):>20}  {_pct(c['answers_correct'], c['answers']):>20}")
-    out = Path(args.out) if args.out else Path(args.adapter) / "eval.json"
+        print(f"{label:<10}{c['records']:>8}  {_pct(c['first_call_exact'], c['first_call']):>18}  "
+              f"{_pct(c['first_call_tool'], c['first_call']):>18}  {_pct(c['first_call_exact'], c['first_call_tool']):>18}  "
+              f"{_pct(c['answers_correct'], c['answers']):>18}")
+    out = Path(args.out) if args.out else Path(args.data) / "eval.json"
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print(f"{report['seconds']}s; details in {out}")
     return 0
+
+
+def _backend(adapter: str) -> Any:
+    """The model to evaluate: the runtime's (default), an adapter GGUF on llama.cpp, or a PEFT folder on transformers."""
+    from inference.base import Role
+    from inference.config import get_backend
+
+    if not adapter:
+        return get_backend(Role.SMALL)
+    path = Path(adapter)
+    if path.is_dir():
+        from inference.transformers_backend import TransformersBackend
+
+        return TransformersBackend(role=Role.SMALL, adapter=path)
+    from assistant.modes.small.base_model import gguf_path
+    from inference.llamacpp import LlamaCppBackend, LlamaCppOptions
+
+    return LlamaCppBackend(role=Role.SMALL, model_path=gguf_path(),
+                           options=LlamaCppOptions(n_ctx=2048, lora=str(path.resolve())))
 
 
 def _demo_products() -> list[dict[str, Any]]:
