@@ -8,9 +8,10 @@ A conversation is plain text, one line per event, each line starting with a tag:
     ### Result: Turmeric powder: stock 12, price $3.49, aisle 1, shelf B
     ### Answer: Turmeric powder is in aisle 1, shelf B.
 
-- ``Catalog``: once, first: a shortlist of the store's product names (at most ``CATALOG_LIMIT``,
-  chosen by code for this request: the grounded matches, the last product, then others), so
-  the prompt stays short and the model names products the store has.
+- ``Catalog``: once, first, only when code found products for this request: the catalog names
+  the owner's words ground to, then the last product (at most ``CATALOG_LIMIT``). Code grounds
+  every item itself, so the model needs no list of the store: the line gives it the spelling to
+  copy and costs a few tokens (a full shortlist was a quarter of every training sequence).
 - Earlier turns (zero, one or two) come as ``Owner`` / [``Call`` / ``Result``]* / ``Answer``
   groups before the current ``Owner`` line.
 - ``Call``: a tool name, one space, its arguments as compact JSON on the same line. Tools are
@@ -37,7 +38,7 @@ CALL = "### Call: "
 RESULT = "### Result: "
 ANSWER = "### Answer: "
 TAGS = (CATALOG, OWNER, CALL, RESULT, ANSWER)
-CATALOG_LIMIT = 8
+CATALOG_LIMIT = 5
 MAX_STEPS = 6
 RESULT_LIMIT = 300  # characters of a result line
 
@@ -149,19 +150,18 @@ def catalog_line_names(
     catalog: Any, text: str, last_product: str | None = None, limit: int = CATALOG_LIMIT, *, lexicon: Any = None,
     seed: Any = None,
 ) -> list[str]:
-    """The product names for a turn's ``### Catalog:`` line, at most ``limit``, best first.
+    """The product names for a turn's ``### Catalog:`` line: the products code found for this turn, best first.
 
-    In order: the products the owner's words ground to (``assistant.grounding.ground``: named
-    products, then ambiguous ones, then the named group's products), the last product, the
-    catalog's own shortlist for the words (``Catalog.shortlist``), then other products in an
-    order fixed by ``seed`` (default: the text), so the same turn always gets the same line.
+    In order, at most ``limit``: the products the owner's words ground to
+    (``assistant.grounding.ground``: named products, then ambiguous ones, then the named group's
+    products), then the last product. Nothing else: code grounds every item itself, so the line
+    only hands the model the catalog spelling of what was said (and is empty, and left out, when
+    the words name no product the store has). ``seed`` is accepted for older callers and unused.
     ``catalog`` is an ``assistant.grounding.Catalog``; ``lexicon`` defaults to the catalog's.
     """
-    import random
-    import zlib
-
     from assistant.grounding import ground
 
+    del seed
     lexicon = lexicon or getattr(catalog, "lexicon", None)
     names: list[str] = []
 
@@ -180,12 +180,4 @@ def catalog_line_names(
     if last_product:
         entry = catalog.entry_named(last_product)
         add(entry.name if entry is not None else None)
-    if len(catalog.entries) > limit:
-        for entry in catalog.shortlist(text or "", limit=limit, lexicon=lexicon):
-            add(entry.name)
-    others = [entry.name for entry in catalog.entries if entry.name not in names]
-    key = seed if seed is not None else zlib.crc32((text or "").encode())
-    random.Random(key).shuffle(others)
-    for name in others:
-        add(name)
     return names

@@ -159,8 +159,8 @@ def run_turn(ctx: TurnContext) -> ModeOutcome:
     """Run the small model's loop for one turn and return what it did."""
     names = protocol.catalog_line_names(ctx.catalog, ctx.words.text, ctx.state.last_product or None,
                                         lexicon=ctx.lexicon)
-    lines = [{"tag": "Catalog", "text": "; ".join(names)}, *previous_turn_lines(ctx),
-             {"tag": "Owner", "text": ctx.words.text}]
+    catalog = [{"tag": "Catalog", "text": "; ".join(names)}] if names else []
+    lines = [*catalog, *previous_turn_lines(ctx), {"tag": "Owner", "text": ctx.words.text}]
     loop = Loop(ctx=ctx, lines=lines, turn_start=len(lines))
     forced_once = False
     try:
