@@ -31,7 +31,7 @@ app.autodiscover_tasks(force=True)
 import worker.tasks, worker.turns, assistant.pipeline, assistant.modes.router.mode, assistant.modes.native.hardened
 import assistant.modes.native.plain, assistant.modes.small.runtime, alexa.views, speech.transcribe, inference.config
 import mcp_gateway.tools, dashboard.views.ops
-print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {"lab", "trl"})))
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {"lab", "trl", "peft"})))
 """
 
 
