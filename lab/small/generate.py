@@ -34,7 +34,7 @@ from django.test.utils import override_settings
 
 from assistant.grounding import Catalog
 from assistant.lexicon import lexicon_for
-from assistant.modes.small.protocol import CATALOG_LIMIT, catalog_line_names
+from assistant.modes.small.protocol import catalog_line_names
 from lab.small import scenarios as sc
 from lab.small.stores import (
     HELDOUT_PRODUCTS,
@@ -133,7 +133,7 @@ def _record(run: StoreRun, part: _Split, lexicon, index: int, seed: int, scenari
     final = convo.lines[start:]
     if final[-1]["tag"] != "Answer" or not any(line["train"] for line in final):
         raise sc.Skip("no answer")
-    names = catalog_line_names(part.catalog, convo.owner_text, last_product, CATALOG_LIMIT, seed=rng.random())
+    names = catalog_line_names(part.catalog, convo.owner_text, last_product, seed=rng.random())
     if rng.random() < SHUFFLED_CATALOG_SHARE:
         rng.shuffle(names)  # so the model reads the names rather than always taking the first
     catalog = [{"tag": "Catalog", "text": "; ".join(names), "train": False}] if names else []

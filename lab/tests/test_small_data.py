@@ -182,10 +182,13 @@ def test_catalog_line_names_only_the_grounded_products_and_the_last_product():
 
     catalog = Catalog([{"id": i, "name": p.name, "aliases": p.aliases, "category": p.category} for i, p in
                        enumerate(CATALOG)], lexicon=lexicon)
-    names = protocol.catalog_line_names(catalog, "where did we put the gur", "Ghee", 8)
+    names = protocol.catalog_line_names(catalog, "where did we put the gur", "Ghee", padded=False)
     assert names == ["Jaggery", "Ghee"]
-    assert protocol.catalog_line_names(catalog, "do we carry saffron", None) == []  # nothing found: no line
-    assert len(protocol.catalog_line_names(catalog, "how much dal is left", None)) == protocol.CATALOG_LIMIT
+    assert protocol.catalog_line_names(catalog, "do we carry saffron", None, padded=False) == []  # no line
+    assert len(protocol.catalog_line_names(catalog, "how much dal is left", None, padded=False)) == protocol.GROUNDED_LIMIT
+    padded = protocol.catalog_line_names(catalog, "where did we put the gur", "Ghee", padded=True)
+    assert padded[:2] == ["Jaggery", "Ghee"] and len(padded) == protocol.CATALOG_LIMIT == len(set(padded))
+    assert padded == protocol.catalog_line_names(catalog, "where did we put the gur", "Ghee", padded=True)
 
 
 def test_generate_refuses_a_bad_count():

@@ -8,10 +8,10 @@ A conversation is plain text, one line per event, each line starting with a tag:
     ### Result: Turmeric powder: stock 12, price $3.49, aisle 1, shelf B
     ### Answer: Turmeric powder is in aisle 1, shelf B.
 
-- ``Catalog``: once, first, only when code found products for this request: the catalog names
-  the owner's words ground to, then the last product (at most ``CATALOG_LIMIT``). Code grounds
-  every item itself, so the model needs no list of the store: the line gives it the spelling to
-  copy and costs a few tokens (a full shortlist was a quarter of every training sequence).
+- ``Catalog``: once, first: the catalog names the owner's words ground to, then the last
+  product, then (``CATALOG_PADDED``, what the shipped adapter was trained on) other products up
+  to ``CATALOG_LIMIT``. Code grounds every item itself, so unpadded the line only gives the model
+  the spelling to copy and is left out when nothing was found (18% fewer tokens per sequence).
 - Earlier turns (zero, one or two) come as ``Owner`` / [``Call`` / ``Result``]* / ``Answer``
   groups before the current ``Owner`` line.
 - ``Call``: a tool name, one space, its arguments as compact JSON on the same line. Tools are
@@ -38,7 +38,12 @@ CALL = "### Call: "
 RESULT = "### Result: "
 ANSWER = "### Answer: "
 TAGS = (CATALOG, OWNER, CALL, RESULT, ANSWER)
-CATALOG_LIMIT = 5
+CATALOG_LIMIT = 8
+#: Whether the Catalog line is padded with other products up to ``CATALOG_LIMIT`` (what the shipped
+#: adapter was trained on) or names only what code found (``False``: 18% fewer tokens per training
+#: sequence; for the next adapter, trained with data generated under the same setting).
+CATALOG_PADDED = True
+GROUNDED_LIMIT = 5
 MAX_STEPS = 6
 RESULT_LIMIT = 300  # characters of a result line
 
@@ -147,21 +152,26 @@ def parse_next(completion: str) -> tuple[str, str] | None:
 
 
 def catalog_line_names(
-    catalog: Any, text: str, last_product: str | None = None, limit: int = CATALOG_LIMIT, *, lexicon: Any = None,
-    seed: Any = None,
+    catalog: Any, text: str, last_product: str | None = None, limit: int | None = None, *, lexicon: Any = None,
+    seed: Any = None, padded: bool | None = None,
 ) -> list[str]:
     """The product names for a turn's ``### Catalog:`` line: the products code found for this turn, best first.
 
     In order, at most ``limit``: the products the owner's words ground to
     (``assistant.grounding.ground``: named products, then ambiguous ones, then the named group's
-    products), then the last product. Nothing else: code grounds every item itself, so the line
-    only hands the model the catalog spelling of what was said (and is empty, and left out, when
-    the words name no product the store has). ``seed`` is accepted for older callers and unused.
+    products), then the last product. Code grounds every item itself, so the line only hands the
+    model the catalog spelling of what was said (empty, and left out, when the words name no
+    product the store has). With ``padded`` (default ``CATALOG_PADDED``) other products follow,
+    in an order fixed by ``seed`` (default: the text), up to ``CATALOG_LIMIT``.
     ``catalog`` is an ``assistant.grounding.Catalog``; ``lexicon`` defaults to the catalog's.
     """
+    import random
+    import zlib
+
     from assistant.grounding import ground
 
-    del seed
+    padded = CATALOG_PADDED if padded is None else padded
+    limit = limit or (CATALOG_LIMIT if padded else GROUNDED_LIMIT)
     lexicon = lexicon or getattr(catalog, "lexicon", None)
     names: list[str] = []
 
@@ -180,4 +190,12 @@ def catalog_line_names(
     if last_product:
         entry = catalog.entry_named(last_product)
         add(entry.name if entry is not None else None)
+    if padded:
+        if len(catalog.entries) > limit:
+            for entry in catalog.shortlist(text or "", limit=limit, lexicon=lexicon):
+                add(entry.name)
+        others = [entry.name for entry in catalog.entries if entry.name not in names]
+        random.Random(seed if seed is not None else zlib.crc32((text or "").encode())).shuffle(others)
+        for name in others:
+            add(name)
     return names
