@@ -8,7 +8,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connection
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -71,13 +71,13 @@ def transcribe_upload(*, store, upload):
     Raises:
         SpeechError: empty, not audio, too long or unsupported (mapped to a 400 with its message).
     """
-    from assistant.tasks import prompt_words
+    from assistant.tasks import prompt_words, store_hearing
     from speech.config import speech_settings
     from speech.decode import decode_audio
     from speech.transcribe import transcribe
 
     samples = decode_audio(upload.read(), audio_format=_audio_format(upload), max_seconds=speech_settings().max_seconds)
-    return transcribe(samples, prompt_words=prompt_words(store))
+    return transcribe(samples, prompt_words=prompt_words(store), hearing=store_hearing(store))
 
 
 TurnOutput = inline_serializer(
@@ -195,6 +195,29 @@ async def turn_api(request):
 
 
 turn_api.csrf_exempt = True  # DRF's session authentication enforces CSRF itself
+
+
+class TurnSpeechApi(APIView):
+    """A turn's reply spoken by the assistant's voice (Ogg/Opus), for clients without a browser voice.
+
+    The turn is this store's (another store's, or a missing one, is a 404); the words are the reply
+    recorded in the audit, so nothing is spoken that the turn did not say.
+    """
+
+    @extend_schema(responses={(200, "audio/ogg"): bytes})
+    def get(self, request: Request, conversation: str, turn: int) -> HttpResponse:
+        from speech.voice import reply_audio
+
+        found = Turn.objects.filter(store=request.store, conversation=conversation, index=turn).first()
+        if found is None or not found.reply:
+            raise NotFound("No turn with a reply there.")
+        try:
+            audio = reply_audio(found.reply)
+        except SpeechError as exc:
+            return JsonResponse({"error": exc.as_dict()}, status=503)
+        response = HttpResponse(audio, content_type="audio/ogg")
+        response["Cache-Control"] = "private, max-age=3600"
+        return response
 
 
 class AuditQuery(serializers.Serializer):

@@ -24,6 +24,10 @@ class Conversation(models.Model):
     played_guides = models.JSONField(default=list, blank=True)
     pending_draft_id = models.BigIntegerField(null=True, blank=True)
     draft_offered_turn = models.PositiveIntegerField(null=True, blank=True)
+    # A spoken request the hearing was unsure of, asked back ("Did you mean atta?"): the owner's
+    # yes on the next turn runs these words; anything else drops them.
+    pending_hearing = models.CharField(max_length=500, blank=True)
+    hearing_offered_turn = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 from django.db import transaction
 
-from assistant import model_log, phrases, replies
+from assistant import heard, model_log, phrases, replies
 from assistant.catalogs import catalog_data_check, catalog_for
 from assistant.conversations import conversation_for
 from assistant.grounding import ground
@@ -118,6 +118,9 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
     with use_store(store), transaction.atomic():
         conversation = conversation_for(store=store, key=turn.conversation, mode=mode_name)
         index = conversation.turns + 1
+        if conversation.pending_hearing:  # a yes to "Did you mean atta?" runs the words it offered
+            text = heard.pending_words(conversation, text)
+            conversation.save(update_fields=["pending_hearing", "hearing_offered_turn"])
         audit_turn = turn_start(
             store=store, conversation=conversation.key, index=index, mode=mode_name, channel=turn.channel,
             actor=turn.actor, text=text,
@@ -129,7 +132,7 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
             with transaction.atomic():
                 conversation = conversation_for(store=store, key=conversation.key, mode=mode_name)
                 outcome = _run(store, turn, text, conversation, audit_turn, clock, result, REFUSAL, get_guard)
-                _remember(conversation, index, outcome)
+                _remember(conversation, index, outcome, offered=heard.offered_words(turn.transcript, outcome))
         except DataBlocked as exc:  # fail closed: the ledger rolled back, the owner told what to check
             outcome = _data_blocked(clock, audit_turn, result, exc)
         except Exception as exc:  # any stage: an error event and a short reply; the ledger rolled back
@@ -192,12 +195,17 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
 
     with clock.stage(Stage.CODE_PHRASES):
         handled = _code_phrases(ctx, draft_fresh, turn=turn, audit_turn=audit_turn)
+    handled = handled or heard.ask_number(turn.transcript)
     if handled is not None:
         outcome = handled
     else:
         with clock.stage(Stage.MODE):
             outcome = _mode(str(turn.mode)).handle(ctx)
     result.tool_calls = [view.as_dict() for view in ctx.tool_calls]
+    if turn.transcript:  # heard words that only sound like a product: asked, not "we don't carry"
+        named = bool(ground(words.text, catalog=catalog, lexicon=lexicon).products)
+        outcome = heard.ask_product(turn.transcript, outcome, named_product=named,
+                                    tool_calls=result.tool_calls) or outcome
     if outcome.route:  # who decided the router's action: the fast-path matcher or the model
         event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="route",
                      data={**outcome.route, "action": outcome.action})
@@ -290,9 +298,11 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool, *, turn: TurnInput, audit
     return ModeOutcome(action="confirm", reply=replies.order_placed(result.data))
 
 
-def _remember(conversation, index: int, outcome: ModeOutcome) -> None:
+def _remember(conversation, index: int, outcome: ModeOutcome, *, offered: str = "") -> None:
     conversation.turns = index
-    if outcome.action and outcome.action not in ("confirm", "decline", "launch"):
+    if offered:
+        conversation.pending_hearing, conversation.hearing_offered_turn = offered, index
+    if outcome.action and outcome.action not in ("confirm", "decline", "launch", heard.ACTION):
         conversation.last_action = outcome.action
     if outcome.last_product:
         conversation.last_product = outcome.last_product

@@ -39,6 +39,18 @@ def prompt_words(store: Store) -> list[str]:
     return aliases + [product.name for product in products]
 
 
+def store_hearing(store: Store):
+    """The store's ``Hearing``: its catalog and lexicon, to re-rank and correct what Whisper heard."""
+    from assistant.catalogs import catalog_for
+    from assistant.lexicon import lexicon_for
+    from speech.hearing import Hearing
+    from tenants.context import use_store
+
+    with use_store(store):
+        lexicon = lexicon_for(store.business_type.slug)
+        return Hearing(catalog=catalog_for(store=store, lexicon=lexicon), lexicon=lexicon)
+
+
 def _transcribe(store: Store, audio_b64: str, audio_format: str, sample_rate: int):
     from speech.config import speech_settings
     from speech.decode import NOT_AUDIO, decode_audio
@@ -50,4 +62,4 @@ def _transcribe(store: Store, audio_b64: str, audio_format: str, sample_rate: in
         raise SpeechError(SpeechErrorCode.NOT_AUDIO, NOT_AUDIO) from None
     samples = decode_audio(data, audio_format=audio_format, sample_rate=sample_rate,
                            max_seconds=speech_settings().max_seconds)
-    return transcribe(samples, prompt_words=prompt_words(store))
+    return transcribe(samples, prompt_words=prompt_words(store), hearing=store_hearing(store))

