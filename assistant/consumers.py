@@ -40,6 +40,8 @@ MAX_TEXT = 500
 MAX_CONVERSATION = 64
 # A turn that never reports back (a worker lost) frees the socket after this long.
 TURN_TIMEOUT_S = 180
+PARTIAL_EXPIRES_S = 10  # a partial no worker took by then is stale
+CANDIDATE_WAIT_S = 5  # at the end of speech, how long to wait for the pause's transcript in flight
 
 BAD_JSON = "That message was not valid JSON."
 BAD_REQUEST = "That request is not part of the voice protocol."
@@ -72,6 +74,27 @@ def _submit(store, **job: Any) -> str:
 _submit_async = DatabaseSyncToAsync(_submit, thread_sensitive=False)
 
 
+def _partial(store, **kwargs: Any) -> None:
+    """Hand the utterance so far to a worker for a partial transcript (eager: it runs here, now)."""
+    from worker.tasks import speech_partial_task
+
+    try:
+        speech_partial_task.apply_async(kwargs={"store_id": store.pk, **kwargs}, expires=PARTIAL_EXPIRES_S)
+    except Exception as exc:  # noqa: BLE001 - a preview only: the turn itself transcribes again if needed
+        logger.warning("Partial transcript for store %s not requested: %s", store.pk, exc)
+
+
+_partial_async = DatabaseSyncToAsync(_partial, thread_sensitive=False)
+
+
+def _voice(value: Any) -> bool:
+    if value in (None, "", "browser"):
+        return False
+    if value == "server":
+        return True
+    raise ProtocolError("bad_request", "Voice must be browser or server.")
+
+
 def _conversation(value: Any) -> str | None:
     if value in (None, ""):
         return None
@@ -93,12 +116,16 @@ class VoiceConsumer(AsyncWebsocketConsumer):
     """One owner's voice and text turns for one store.
 
     Client → server (JSON text frames, then binary audio frames):
-        ``{"type":"start","mode":..,"conversation":..,"format":"pcm16"|"webm"|"ogg"|"wav","sample_rate":16000}``
-        ``{"type":"end"}`` · ``{"type":"cancel"}`` · ``{"type":"text","text":..,"mode":..,"conversation":..}``
+        ``{"type":"start","mode":..,"conversation":..,"format":"pcm16"|"webm"|"ogg"|"wav","sample_rate":16000,
+        "voice":"browser"|"server"}``
+        ``{"type":"end"}`` · ``{"type":"cancel"}`` · ``{"type":"text","text":..,"mode":..,"conversation":..,"voice":..}``
     Server → client:
-        ``ready`` on connect; ``listening`` after start; ``vad`` (speech true/false);
+        ``ready`` on connect; ``listening`` after start; ``vad`` (speech true/false); ``partial``
+        (``text``, ``final``: what was heard so far, PCM16 only);
         ``end_of_utterance`` (by client or vad); then the turn's events as ``Event.as_dict()``
-        (transcript, guard, action, tool_call, reply, media, error) and ``done`` with ``result``.
+        (transcript, guard, action, tool_call, reply, media, error; with ``voice: server`` also
+        ``speech``: ``index``, ``count``, ``format: ogg``, ``audio_b64`` per sentence of the reply, or
+        ``speech_error``) and ``done`` with ``result``.
         A refused request gets ``error`` (code, message) and ``done`` with ``result: null``.
     Not signed in closes with 4401, not a member of the store with 4403, before anything is read.
     """
@@ -191,6 +218,7 @@ class VoiceConsumer(AsyncWebsocketConsumer):
             raise ProtocolError("unsupported", f"Sample rate must be a whole number from {MIN_RATE} to {MAX_RATE}.")
         self.turn_mode = _mode(message.get("mode"))
         self.turn_conversation = _conversation(message.get("conversation"))
+        self.server_voice = _voice(message.get("voice"))
         settings = speech_settings()
         self._reset_audio()
         self.audio_format, self.sample_rate = audio_format, rate
@@ -222,6 +250,12 @@ class VoiceConsumer(AsyncWebsocketConsumer):
                 await self._end_of_utterance(by="vad")
                 return
             await self._send({"type": "vad", "speech": event is VadEvent.SPEECH_START})
+            if event is VadEvent.SPEECH_START:
+                self.candidate = None  # the owner went on: the pause's transcript is not the request
+            else:
+                await self._request_partial(final=True)
+        if self.detector.state.speaking:
+            await self._request_partial(final=False)
 
     async def _end_of_utterance(self, *, by: str) -> None:
         self.listening = False
@@ -229,6 +263,7 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         audio = bytes(self.audio[: (len(self.audio) // 2) * 2] if self.audio_format is AudioFormat.PCM16 else self.audio)
         heard = self.detector.heard_speech if self.detector is not None else True
         audio_format, sample_rate = str(self.audio_format), self.sample_rate
+        candidate = await self._pause_transcript()
         self._reset_audio()
         if not audio:
             await self._fail("empty", EMPTY)
@@ -236,8 +271,12 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         if not heard:  # the VAD heard no speech: Whisper would only invent some
             await self._fail("no_speech", NO_SPEECH)
             return
+        job = {"mode": self.turn_mode, "conversation": self.turn_conversation, "voice": self.server_voice}
+        if candidate is not None:  # heard during the pause: nothing left to transcribe
+            await self._run(text=candidate["text"], transcript=candidate["transcript"], **job)
+            return
         await self._run(audio_b64=base64.b64encode(audio).decode("ascii"), audio_format=audio_format,
-                        sample_rate=sample_rate, mode=self.turn_mode, conversation=self.turn_conversation)
+                        sample_rate=sample_rate, **job)
 
     async def _text(self, message: dict[str, Any]) -> None:
         self._check_idle()
@@ -248,7 +287,8 @@ class VoiceConsumer(AsyncWebsocketConsumer):
             raise ProtocolError("too_large", f"Please keep a request under {MAX_TEXT} characters.")
         self.listening = False
         self._reset_audio()
-        await self._run(text=text, mode=_mode(message.get("mode")), conversation=_conversation(message.get("conversation")))
+        await self._run(text=text, mode=_mode(message.get("mode")), conversation=_conversation(message.get("conversation")),
+                        voice=_voice(message.get("voice")))
 
     def _check_idle(self) -> None:
         if self.busy:
@@ -257,9 +297,66 @@ class VoiceConsumer(AsyncWebsocketConsumer):
     def _reset_audio(self) -> None:
         self.audio = bytearray()
         self.vad_offset = 0
+        self.partial_seq = getattr(self, "partial_seq", 0) + 1  # answers for an older utterance are dropped
+        self.partial_req = 0
+        self.partials_in_flight = 0
+        self.partial_bytes = 0  # audio the last request covered
+        self.candidate: dict[str, Any] | None = None  # the final pass requested on the last pause
+        self.server_voice = getattr(self, "server_voice", False)
         self.detector: UtteranceDetector | None = None
         self.audio_format = AudioFormat.PCM16
         self.sample_rate = SAMPLE_RATE
+
+    # -- speech while the owner talks --------------------------------------------------------------
+
+    async def _request_partial(self, *, final: bool) -> None:
+        """Ask a worker for the utterance so far: quick partials while speaking (one at a time, every
+        ``SHELFWISE_STT_PARTIAL_MS`` of new audio), the full pass on a pause."""
+        interval = speech_settings().partial_interval_ms
+        if not interval or self.audio_format is not AudioFormat.PCM16 or not push_reaches_web():
+            return
+        size = (len(self.audio) // 2) * 2
+        step = interval * self.sample_rate * 2 // 1000
+        if not final and (self.partials_in_flight or size - self.partial_bytes < step):
+            return
+        if final and self.candidate is not None and self.candidate["bytes"] == size:
+            return
+        self.partial_bytes, self.partial_req = size, self.partial_req + 1
+        if final:
+            self.candidate = {"bytes": size, "req": self.partial_req,
+                              "future": asyncio.get_running_loop().create_future()}
+        else:
+            self.partials_in_flight += 1
+        audio_b64 = base64.b64encode(bytes(self.audio[:size])).decode("ascii")
+        asyncio.ensure_future(_partial_async(self.store, audio_b64=audio_b64, sample_rate=self.sample_rate,
+                                             notify=self.channel_name, seq=self.partial_seq, req=self.partial_req,
+                                             final=final))
+
+    async def speech_partial(self, event: dict[str, Any]) -> None:
+        """A worker's transcript of the utterance so far (``worker.speech``)."""
+        if event.get("seq") != self.partial_seq:
+            return  # an earlier utterance's
+        if event.get("final"):
+            candidate = self.candidate
+            if candidate is not None and candidate["req"] == event.get("req") and not candidate["future"].done():
+                candidate["future"].set_result(event)
+        else:
+            self.partials_in_flight = max(self.partials_in_flight - 1, 0)
+        if event.get("text") and self.listening:
+            await self._send({"type": "partial", "text": event["text"], "final": bool(event.get("final"))})
+
+    async def _pause_transcript(self) -> dict[str, Any] | None:
+        """The pause's full transcript, when the pause became the end (nothing was said after it)."""
+        candidate = self.candidate
+        if candidate is None or self.detector is None or not self.detector.ended:
+            return None
+        try:
+            heard = await asyncio.wait_for(asyncio.shield(candidate["future"]), timeout=CANDIDATE_WAIT_S)
+        except asyncio.TimeoutError:
+            return None
+        if not heard.get("text") or not heard.get("transcript"):
+            return None
+        return {"text": heard["text"], "transcript": heard["transcript"]}
 
     # -- the turn -------------------------------------------------------------------------------
 

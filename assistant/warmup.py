@@ -27,6 +27,11 @@ def warm_up(*, limit: int = 5) -> None:
     try:
         get_guard().warm_up()
         get_guard().check_input("where is the rice")
+        from speech.model import get_model
+        from speech.voice import warm_up as voice_warm_up
+
+        get_model()  # Whisper, for the first spoken request
+        voice_warm_up()  # the server's voice, for the first spoken reply
         for store in Store.objects.select_related("business_type").order_by("-id")[:limit]:
             with use_store(store):
                 route_utterance(store=store, text="where is the rice")  # the model's prompt cache

@@ -172,6 +172,7 @@ CELERY_TIMEZONE = "UTC"
 CELERY_TASK_DEFAULT_QUEUE = "jobs"
 CELERY_TASK_ROUTES = {
     "worker.tasks.turn_task": {"queue": "turns"},
+    "worker.tasks.speech_partial_task": {"queue": "turns"},
     "lab.*": {"queue": "bench"},
     "*import*": {"queue": "imports"},
 }

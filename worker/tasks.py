@@ -36,13 +36,26 @@ REPORT_RETRIES = 5
             retry_backoff_max=8, retry_jitter=False)
 def turn_task(
     store: Store, *, job_id: str, notify: str | None = None, audio_b64: str | None = None,
-    audio_format: str = "pcm16", sample_rate: int = 16_000,
+    audio_format: str = "pcm16", sample_rate: int = 16_000, voice: bool = False,
+    transcript: dict[str, Any] | None = None,
 ) -> None:
     """Run one submitted assistant turn (``worker.turns.turn_job_run``); its answer lands on the job."""
     from worker.turns import turn_job_run
 
     audio = None if audio_b64 is None else {"audio_b64": audio_b64, "audio_format": audio_format, "sample_rate": sample_rate}
-    turn_job_run(store=store, job_id=job_id, notify=notify, audio=audio)
+    turn_job_run(store=store, job_id=job_id, notify=notify, audio=audio, voice=voice, transcript=transcript)
+
+
+@store_task(ignore_result=True)
+def speech_partial_task(store: Store, *, audio_b64: str, sample_rate: int, notify: str, seq: int, req: int = 0,
+                        final: bool = False) -> None:
+    """Transcribe the utterance so far and push it to the socket (``speech.partial``): a quick greedy
+    pass while the owner speaks, or with ``final`` the full re-ranked pass on a pause, which the
+    socket hands to the turn when the pause turns out to be the end (``worker.speech``)."""
+    from worker.speech import speech_partial
+
+    speech_partial(store=store, audio_b64=audio_b64, sample_rate=sample_rate, notify=notify, seq=seq, req=req,
+                   final=final)
 
 
 @store_task(bind=True, acks_late=True, max_retries=REPORT_RETRIES, autoretry_for=(DeliveryFailed, *TRANSIENT),

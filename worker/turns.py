@@ -15,6 +15,7 @@ is left as it is. A job that waited longer than ``TURN_MAX_QUEUE_S`` is not run 
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import logging
 import socket
@@ -70,11 +71,14 @@ def failed_message() -> str:
 def turn_submit(
     *, store: Store, channel: str, mode: str, actor: str, text: str = "", conversation: str | None = None,
     idempotency_key: str = "", notify: str | None = None, audio: dict[str, Any] | None = None,
+    voice: bool = False, transcript: dict[str, Any] | None = None,
 ) -> TurnJob:
     """Record a turn and hand it to a worker; returns its job (an earlier one for a repeated key).
 
     ``notify`` is a channel-layer name that gets each event as it happens; ``audio`` is
-    ``{"audio_b64", "audio_format", "sample_rate"}`` for a recording the worker transcribes.
+    ``{"audio_b64", "audio_format", "sample_rate"}`` for a recording the worker transcribes;
+    ``voice`` asks for the reply spoken by the server (``speech`` events); ``transcript`` is what the
+    socket's own speech pass already heard for ``text`` (it comes from the server, never a client).
 
     Raises:
         TurnUnavailable: the broker did not take it (the job is recorded as failed).
@@ -82,8 +86,9 @@ def turn_submit(
     from tenants.context import use_store
 
     with use_store(store):  # the job is the store's row: row-level security needs its context
+        extra = {key: value for key, value in (("voice", voice), ("transcript", transcript)) if value}
         return _submit(store=store, channel=channel, mode=mode, actor=actor, text=text, conversation=conversation,
-                       idempotency_key=idempotency_key, notify=notify, audio=audio)
+                       idempotency_key=idempotency_key, notify=notify, audio={**(audio or {}), **extra} or None)
 
 
 def _submit(*, store: Store, channel: str, mode: str, actor: str, text: str, conversation: str | None,
@@ -225,7 +230,8 @@ def push_reaches_web() -> bool:
     return not backend.endswith("InMemoryChannelLayer") or bool(app.conf.task_always_eager)
 
 
-def turn_job_run(*, store: Store, job_id: str, notify: str | None = None, audio: dict[str, Any] | None = None) -> None:
+def turn_job_run(*, store: Store, job_id: str, notify: str | None = None, audio: dict[str, Any] | None = None,
+                 voice: bool = False, transcript: dict[str, Any] | None = None) -> None:
     """Run a submitted turn once (see the module docstring); its answer lands on the job."""
     job = TurnJob.objects.filter(store=store, pk=job_id).first()
     if job is None:
@@ -238,7 +244,7 @@ def turn_job_run(*, store: Store, job_id: str, notify: str | None = None, audio:
             _fail(job, report, claim, interrupted_message() if claim == "interrupted" else expired_message())
         return
     try:
-        answer, held = _run(store, job, report, audio)
+        answer, held = _run(store, job, report, audio, transcript)
     except _Refused as refused:
         _fail(job, report, refused.code, refused.message)
         return
@@ -255,6 +261,8 @@ def turn_job_run(*, store: Store, job_id: str, notify: str | None = None, audio:
         logger.exception("Turn job %s failed for store %s", job.pk, store.pk)
         _fail(job, report, "turn_failed", failed_message())
         return
+    if voice and answer.get("reply"):
+        _speak(report, answer["reply"])
     report.flush()
     done = {**held, "type": "done", "result": answer}
     job.events.append(done)
@@ -276,12 +284,28 @@ class _Refused(Exception):
         self.code, self.message = code, message
 
 
-def _run(store: Store, job: TurnJob, report: _Reporter, audio: dict[str, Any] | None) -> tuple[dict, dict]:
+def _speak(report: _Reporter, reply: str) -> None:
+    """The reply in the server's voice: one ``speech`` event (Ogg/Opus, base64) per sentence, as each
+    is made; ``speech_error`` when there is no voice (the client speaks the text itself)."""
+    from speech import SpeechError
+    from speech.voice import ogg_opus, sentences, speak
+
+    count = len(sentences(reply))
+    try:
+        for index, (samples, rate) in enumerate(speak(reply)):
+            report({"type": "speech", "index": index, "count": count, "format": "ogg",
+                    "audio_b64": base64.b64encode(ogg_opus(samples, rate)).decode("ascii")})
+    except SpeechError as exc:
+        report({"type": "speech_error", **exc.as_dict()})
+
+
+def _run(store: Store, job: TurnJob, report: _Reporter, audio: dict[str, Any] | None,
+         heard: dict[str, Any] | None = None) -> tuple[dict, dict]:
     """The turn's answer, and the pipeline's own ``done`` event (sent later, with the answer)."""
     from assistant.pipeline import run_turn
     from assistant.types import EventKind, Mode, TurnInput
 
-    text, transcript = job.text, None
+    text, transcript = job.text, heard
     if audio:
         heard = _transcribe(store, audio)
         text, transcript = heard.text, heard.as_event_data()

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from assistant.catalogs import catalog_for
-from assistant.inference.base import Role
-from assistant.inference.fake import fake_models
+from inference.base import Role
+from inference.fake import fake_models
 from assistant.lexicon import lexicon_for
 from assistant.pipeline import run_turn
 from speech.hearing import Hearing

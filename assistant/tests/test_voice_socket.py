@@ -8,6 +8,7 @@ do the Silero VAD and the bundled Whisper model where a test sends speech (espea
 
 from __future__ import annotations
 
+import base64
 import json
 
 import numpy as np
@@ -28,6 +29,7 @@ from audit.models import Turn
 from inference.base import Role
 from inference.fake import fake_models
 from ledger.models import Product, StockEntry
+from speech.decode import decode_audio
 from speech.espeak import ESPEAK, encode, espeak_samples, silence, trim
 from tenants.context import use_store
 
@@ -300,12 +302,12 @@ def test_a_pause_inside_a_sentence_does_not_split_it_and_the_vad_ends_the_uttera
     eou = names.index("end_of_utterance")
     assert frames[eou]["by"] == "vad"
     assert names[:eou][0] == "vad" and frames[0]["speech"] is True
-    assert set(names[:eou]) == {"vad"}
+    assert set(names[:eou]) <= {"vad", "partial"}
     assert names[eou + 1] == "transcript"
     transcript = frames[eou + 1]
     text = transcript["text"].lower()
     assert ("12" in text or "twelve" in text) and "bottle" in text and "tel" in text  # both halves, one turn
-    assert transcript["source"] == "speech" and transcript["words"] and 0 < transcript["confidence"] <= 1
+    assert transcript["source"] == "speech" and transcript["heard"] and 0 < transcript["confidence"] <= 1
     assert transcript["duration_s"] > 2
     assert len(_turns(demo)) == 1
     assert frames[-1]["result"]["transcript"] == transcript["text"]
@@ -435,3 +437,41 @@ def test_a_member_removed_from_the_store_has_their_open_socket_closed_at_once(st
         return closed
 
     assert _run(scenario) == {"type": "websocket.close", "code": 4403}
+
+
+@needs_espeak
+def test_partial_transcripts_arrive_while_speaking_and_the_pause_pass_becomes_the_turn(owner, demo, router):
+    router.add({"action": "find_product", "item": "haldi", "ask": "where"})
+    speech = trim(espeak_samples("where did we put the haldi"))
+    utterance = np.concatenate([silence(300), speech, silence(1500)])
+    cookie = session_cookie(owner)
+
+    frames = _run(spoken_turn, demo.slug, utterance, cookie=cookie)
+    names = kinds(frames)
+    partials = [f for f in frames if f["type"] == "partial"]
+    assert partials and all(f["text"] for f in partials)
+    assert names.index("partial") < names.index("transcript")
+    pause = [f for f in partials if f["final"]]
+    assert pause, "the pause's full pass reported what it heard"
+    transcript = next(f for f in frames if f["type"] == "transcript")
+    assert transcript["text"] == pause[-1]["text"]  # the turn ran on it: nothing transcribed after the end
+    assert frames[-1]["result"]["tool_calls"][0]["arguments"] == {"item": "Turmeric powder"}
+    assert len(_turns(demo)) == 1
+
+
+@needs_espeak
+def test_a_turn_asked_with_the_server_voice_gets_its_reply_as_speech(owner, demo, router, monkeypatch):
+    monkeypatch.setenv("SHELFWISE_TTS", "espeak")
+    router.add({"action": "find_product", "item": "haldi", "ask": "where"})
+    frames = _run(typed_turn, demo.slug, cookie=session_cookie(owner), text="where is the haldi", voice="server")
+    names = kinds(frames)
+    speech = [f for f in frames if f["type"] == "speech"]
+    assert speech and names.index("reply") < names.index("speech") < names.index("done")
+    assert [f["index"] for f in speech] == list(range(speech[0]["count"]))
+    audio = decode_audio(base64.b64decode(speech[0]["audio_b64"]), audio_format="ogg", max_seconds=30)
+    assert len(audio) > 16_000 * 0.5  # half a second or more of the reply, spoken
+
+
+def test_an_unknown_voice_is_refused(owner, demo, router):
+    frames = _run(typed_turn, demo.slug, cookie=session_cookie(owner), text="where is the haldi", voice="robot")
+    assert [f["type"] for f in frames] == ["error", "done"] and frames[0]["code"] == "bad_request"

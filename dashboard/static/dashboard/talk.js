@@ -43,6 +43,9 @@
     mode: byId("talk-mode"),
     handsFree: byId("talk-handsfree"),
     mute: byId("talk-mute"),
+    voice: byId("talk-voice"),
+    partial: byId("talk-partial"),
+    partialText: byId("talk-partial-text"),
     newConversation: byId("talk-new"),
   };
   const config = {
@@ -70,7 +73,10 @@
     conversation: "shelfwise.talk." + config.store + ".conversation",
     mode: "shelfwise.talk.mode",
     muted: "shelfwise.talk.muted",
+    voice: "shelfwise.talk.voice",
   };
+  // The server's voice: how long a reply may take to arrive and play before the page moves on.
+  const SERVER_VOICE_WAIT_MS = 8000;
   const PHASE_TEXT = {
     idle: "Ready",
     listening: "Listening…",
@@ -91,6 +97,8 @@
     flushWaiter: null,
     handsFree: false,
     muted: storageGet(localStorage, KEYS.muted) === "1",
+    serverVoice: storageGet(localStorage, KEYS.voice) === "server",
+    serverSpeech: null, // the reply's pieces of server speech, played in order
     toggled: false,
     pressing: false,
     pressedAt: 0,
@@ -152,6 +160,7 @@
     el.media.replaceChildren();
     el.calls.replaceChildren();
     el.action.textContent = "";
+    el.partial.hidden = true;
   }
 
   function showError(message) {
@@ -295,7 +304,84 @@
 
   // ---- speech out -----------------------------------------------------------------------
 
+  function voiceName() {
+    return state.serverVoice ? "server" : "browser";
+  }
+
+  // The server speaks the reply in "speech" events (one Ogg/Opus piece per sentence): they are
+  // played in order; the promise settles when the last has played, on an error (the browser's
+  // voice then says the text) or after a bound.
+  function speakOnServer(text) {
+    const speech = { pieces: [], count: null, next: 0, playing: false, resolve: null, text: text, timer: null };
+    const done = new Promise((resolve) => { speech.resolve = resolve; });
+    const finish = () => {
+      if (!speech.resolve) return;
+      clearTimeout(speech.timer);
+      const resolve = speech.resolve;
+      speech.resolve = null;
+      if (state.serverSpeech === speech) state.serverSpeech = null;
+      if (root.dataset.state === "speaking") setPhase("idle");
+      resolve();
+    };
+    speech.finish = finish;
+    speech.timer = setTimeout(finish, SERVER_VOICE_WAIT_MS + text.split(/\s+/).length * 600);
+    state.serverSpeech = speech;
+    return done;
+  }
+
+  function playServerSpeech(speech) {
+    if (speech.playing || !speech.resolve) return;
+    if (speech.count !== null && speech.next >= speech.count) {
+      speech.finish();
+      return;
+    }
+    const piece = speech.pieces[speech.next];
+    if (!piece) return;
+    speech.playing = true;
+    const bytes = Uint8Array.from(atob(piece.audio_b64), (c) => c.charCodeAt(0));
+    const url = URL.createObjectURL(new Blob([bytes], { type: "audio/ogg" }));
+    const audio = new Audio(url);
+    let moved = false;
+    const next = (played) => {
+      if (moved) return;
+      moved = true;
+      URL.revokeObjectURL(url);
+      speech.playing = false;
+      speech.next += 1;
+      const key = played ? "voicePlayed" : "voiceFailed";
+      root.dataset[key] = String(Number(root.dataset[key] || "0") + 1);
+      playServerSpeech(speech);
+    };
+    audio.onended = () => next(true);
+    audio.onerror = () => next(false);
+    if (!state.turn && !state.streaming) setPhase("speaking");
+    const playing = audio.play();
+    if (playing && typeof playing.catch === "function") playing.catch(() => next(false));
+  }
+
+  function onServerSpeech(message) {
+    const speech = state.serverSpeech;
+    if (!speech) return;
+    root.dataset.voiceReceived = String(Number(root.dataset.voiceReceived || "0") + 1);
+    speech.count = typeof message.count === "number" ? message.count : speech.count;
+    speech.pieces[message.index] = message;
+    playServerSpeech(speech);
+  }
+
+  function onServerSpeechError() {
+    const speech = state.serverSpeech;
+    if (!speech) return;
+    const text = speech.text;
+    speech.finish();
+    state.speech = speakInBrowser(text);
+  }
+
   function speak(text) {
+    if (!state.muted && state.serverVoice && socketReady()) return speakOnServer(text);
+    return speakInBrowser(text);
+  }
+
+  function speakInBrowser(text) {
     if (state.muted || !("speechSynthesis" in window) || typeof SpeechSynthesisUtterance === "undefined") {
       return Promise.resolve();
     }
@@ -324,6 +410,7 @@
   }
 
   function stopSpeaking() {
+    if (state.serverSpeech) state.serverSpeech.finish();
     if ("speechSynthesis" in window) window.speechSynthesis.cancel();
   }
 
@@ -425,7 +512,8 @@
     turn.heard = true;
     const mode = el.mode.value;
     if (overSocket) {
-      state.socket.send(JSON.stringify({ type: "text", text: text, mode: mode, conversation: state.conversation }));
+      state.socket.send(JSON.stringify({ type: "text", text: text, mode: mode, conversation: state.conversation,
+                                         voice: voiceName() }));
       return;
     }
     try {
@@ -568,7 +656,20 @@
         el.button.classList.remove("is-hearing");
         openTurn("voice");
         break;
+      case "partial":
+        // What the server has heard so far, while the owner is still speaking.
+        el.partial.hidden = false;
+        el.partialText.textContent = message.text || "";
+        root.dataset.partials = String(Number(root.dataset.partials || "0") + 1);
+        break;
+      case "speech":
+        onServerSpeech(message);
+        break;
+      case "speech_error":
+        onServerSpeechError();
+        break;
       case "transcript":
+        el.partial.hidden = true;
         if (turn) turn.heard = true;
         showTranscript(message.text, message.normalized);
         break;
@@ -725,6 +826,7 @@
         conversation: state.conversation,
         format: "pcm16",
         sample_rate: SAMPLE_RATE,
+        voice: voiceName(),
       }));
       state.utterance = true;
       state.streaming = true;
@@ -831,6 +933,11 @@
     }
   }
 
+  function updateVoice() {
+    el.voice.setAttribute("aria-pressed", state.serverVoice ? "true" : "false");
+    root.dataset.voice = voiceName();
+  }
+
   function updateMute() {
     el.mute.setAttribute("aria-pressed", state.muted ? "true" : "false");
     el.mute.textContent = state.muted ? "Voice muted" : "Mute voice";
@@ -905,6 +1012,12 @@
     if (state.muted) stopSpeaking();
     updateMute();
   });
+  el.voice.addEventListener("click", () => {
+    state.serverVoice = !state.serverVoice;
+    storageSet(localStorage, KEYS.voice, state.serverVoice ? "server" : null);
+    stopSpeaking();
+    updateVoice();
+  });
   el.newConversation.addEventListener("click", () => {
     setConversation(null);
     clearDisplay();
@@ -927,6 +1040,7 @@
   if (savedMode && Array.from(el.mode.options).some((option) => option.value === savedMode)) el.mode.value = savedMode;
   setConversation(state.conversation);
   updateMute();
+  updateVoice();
   updateHandsFree();
   setPhase("idle");
   connect();
