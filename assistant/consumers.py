@@ -342,7 +342,7 @@ class VoiceConsumer(AsyncWebsocketConsumer):
                 candidate["future"].set_result(event)
         else:
             self.partials_in_flight = max(self.partials_in_flight - 1, 0)
-        if event.get("text") and self.listening:
+        if event.get("text"):  # this utterance's, until its turn starts (then the seq moves on)
             await self._send({"type": "partial", "text": event["text"], "final": bool(event.get("final"))})
 
     async def _pause_transcript(self) -> dict[str, Any] | None:
