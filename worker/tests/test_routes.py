@@ -10,6 +10,7 @@ from shelfwise.celery import app
 
 @pytest.mark.parametrize(("task", "queue"), [
     ("worker.tasks.turn_task", "turns"),
+    ("worker.tasks.speech_partial_task", "turns"),
     ("worker.tasks.daily_reports_task", "jobs"),
     ("worker.tasks.report_email_task", "jobs"),
     ("worker.tasks.drafts_expire_task", "jobs"),
