@@ -2,7 +2,7 @@
 
     flock /tmp/shelfwise-heavy.lock .venv/bin/python -m lab.speech.bench --split dev [--no-turns]
         [--voices espeak-us,piper-joe] [--noise clean,snr20,snr10] [--set SHELFWISE_STT_BEAM=1 ...]
-        [--no-hearing] [--out var/spoken/runs/NAME.json]
+        [--no-hearing] [--out var/spoken/runs/NAME.jsonl]
 
 For every phrase of the split in every voice and noise level (``python -m lab.speech.voices``
 writes the audio): the real-time factor of transcription (its seconds over the clip's), and, with
@@ -92,9 +92,10 @@ def _clips(args, phrases, recipe):
 
     voices = args.voices.split(",") if args.voices else list(recipe["voices"])
     levels = [lv for lv in recipe["noise"]["levels_db"] if not args.noise or noise_name(lv) in args.noise.split(",")]
-    for voice in voices:
-        for level in levels:
-            for phrase in phrases:
+    # Phrase by phrase, every condition of each: a run cut short still covers every voice and noise.
+    for phrase in phrases:
+        for voice in voices:
+            for level in levels:
                 yield phrase, voice, noise_name(level), clip_path(phrase, voice, level)
 
 
@@ -145,6 +146,9 @@ def main() -> None:
         transcribe(read_wav(next(_clips(args, phrases, recipe()))[3]), prompt_words=words, hearing=hearing)  # warm
     turns = _Turns(store)
     rows = []
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text("")
     for phrase, voice, noise, path in _clips(args, phrases, recipe()):
         samples = read_wav(path)
         with use_store(store):
@@ -165,13 +169,13 @@ def main() -> None:
         elif not args.no_turns:
             row["verdict"] = str(Verdict.WRONG)
         rows.append(row)
+        if args.out:  # as it goes: a run cut short keeps what it measured
+            with open(args.out, "a") as out:
+                out.write(json.dumps(row) + "\n")
         flag = {"right": "OK  ", "asked": "ASK ", "wrong": "MISS"}.get(row.get("verdict", ""), "    ")
         print(f"{flag} {voice:11} {noise:6} {row['stt_ms'] or 0:6.0f} ms  {phrase.say!r} -> {row['text']!r}"
               + (f" [doubt: {row['doubt']['question']}]" if row["doubt"] else ""), flush=True)
     _report(rows, phrases, turns, names, args, judge)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps({"settings": vars(args), "rows": rows}, indent=1))
 
 
 def _report(rows, phrases, turns, names, args, judge) -> None:

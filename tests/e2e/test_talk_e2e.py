@@ -273,31 +273,3 @@ def test_a_drafted_reorder_is_approved_from_the_page_and_placed(page, live_url, 
         pending.refresh_from_db()
     assert pending.status != ReorderDraft.Status.PENDING
 
-
-@pytest.mark.model
-def test_the_page_shows_what_is_heard_while_speaking_and_answers_in_the_servers_voice(page, live_url, demo_owner,
-                                                                                         fake_models):
-    """Real speech model, VAD and server voice (Piper); router, guard and general are FakeBackends.
-    The fake microphone's words stream to the socket: partial transcripts show while they play, the
-    pause's full pass becomes the turn, and the reply comes back as speech the page plays."""
-    from speech.model import get_model
-    from speech.voice import engine
-
-    store, user = demo_owner
-    get_model()  # load Whisper first: the bounded waits below are the turn
-    fake_models.add({"action": "find_product", "item": "haldi", "ask": "where"})
-    _open_talk_page(page, live_url, user)
-    root = page.locator("#talk")
-
-    page.click("#talk-voice")
-    expect(root).to_have_attribute("data-voice", "server")
-    expect(page.locator("#talk-voice")).to_have_attribute("aria-pressed", "true")
-    page.click("#talk-button")
-    expect(root).to_have_attribute("data-partials", re.compile(r"[1-9]"), timeout=VOICE_REPLY_TIMEOUT_MS)
-    expect(page.locator("#talk-reply")).to_contain_text("Aisle 1, spice rack", timeout=VOICE_REPLY_TIMEOUT_MS)
-    expect(root).to_have_attribute("data-voice-received", re.compile(r"[1-9]"), timeout=VOICE_REPLY_TIMEOUT_MS)
-    expect(root).to_have_attribute("data-voice-played", re.compile(r"[1-9]"), timeout=VOICE_REPLY_TIMEOUT_MS)
-    assert root.get_attribute("data-voice-failed") is None
-    assert engine() == "piper"
-    [turn] = _turns(store)
-    assert turn.channel == "voice" and turn.result["tool_calls"][0]["arguments"] == {"item": "Turmeric powder"}
