@@ -151,7 +151,7 @@ def _run_in_thread(kwargs: dict[str, Any]) -> None:
         connections.close_all()  # this thread's connections belong to no request: close them here
 
 
-@shared_task(name="dashboard.benchmark_run", acks_late=False)
+@shared_task(name="lab.benchmark_run", acks_late=False)
 def benchmark_run_task(*, job: str, suite: str, mode: str, limit: int | None = None) -> int | None:
     """Run ``suite`` (a file name) in ``mode`` and report progress under ``job``; returns the run's id.
 

@@ -16,7 +16,7 @@ from shelfwise.celery import app
     ("worker.tasks.drafts_expire_task", "jobs"),
     ("ledger.tasks.catalog_import_preview_task", "imports"),
     ("ledger.tasks.catalog_import_apply_task", "imports"),
-    ("dashboard.benchmark_run", "bench"),
+    ("lab.benchmark_run", "bench"),
 ])
 def test_each_task_is_routed_to_the_queue_of_the_workers_that_run_it(task, queue):
     app.loader.import_default_modules()  # what a worker does at start: every app's tasks.py
