@@ -15,22 +15,17 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from assistant.grounding import singular
+from assistant.numbers import amounts_in
 
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
 # A reply's clauses: a number and a product in one clause are said of each other.
 _CLAUSE = re.compile(r"[;!?,()]|\.(?!\d)|\b(?:and|but|while|whereas|plus)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z]+")
 
 
 def numbers_in(text: str) -> set[str]:
-    """The numbers written in digits in ``text``, one way each ("1,200" = "1200", "8.50" = "8.5", "6.00" = "6")."""
-    found = set()
-    for raw in _NUMBER.findall(text):
-        value = raw.replace(",", "")
-        if "." in value:
-            value = value.rstrip("0").rstrip(".")
-        found.add(value.lstrip("0") or "0")
-    return found
+    """The numbers ``text`` says, in digits or words, one way each ("1,200" = "1200", "8.50" = "8.5",
+    "twenty-eight" = "28", "eight ninety-nine" = "8.99")."""
+    return {str(number) for number in amounts_in(text)}
 
 
 def _with_whole_parts(numbers: set[str]) -> set[str]:

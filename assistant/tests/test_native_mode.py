@@ -381,3 +381,13 @@ def test_hardened_reply_that_swaps_two_products_counts_is_repaired(api_client, d
     assert f"The reply gives Frozen samosas the number {dal}, which is another product's" in model.requests[2].prompt
     assert answer["reply"] == f"Frozen samosas are down to {samosas} and toor dal to {dal}."
     assert _records(demo, "native_harness")[-1].result["reply_source"] == "model"
+
+
+def test_hardened_reply_with_a_number_in_words_that_contradicts_the_result_is_caught(api_client, demo, model, hardened):
+    stock = _stock(demo, "Chana dal")
+    model.add(_call("get_inventory", item="chana dal"), {"reply": "We have nine hundred ninety-nine bags."},
+              {"reply": "We have nine hundred ninety-eight."})
+    answer = _say(api_client, "how many bags of chana dahl are left")
+    assert "ninety" not in answer["reply"] and f"We have {stock} " in answer["reply"]
+    assert "999" in model.requests[2].prompt  # the repair named the number the words said
+    assert _records(demo, "native_harness")[-1].result["reply_source"] == "code"

@@ -20,7 +20,7 @@ The checks:
   substrings, so "aisles" does trip "aisle".
 - ``reply_stock_of`` / ``reply_price_of``: the product's stock / price as the ledger had it
   BEFORE the turn is said, in digits or words ("twenty-eight", "$8.99", "eight ninety-nine";
-  see ``lab.bench.spoken``).
+  see ``assistant.numbers``).
 - ``media``: the answer has a media item of that kind.
 - ``guard``: the input guard's verdict ("unsafe" or "safe").
 - ``pending_draft``: whether the store has a draft waiting for a yes after the turn.
@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from assistant.numbers import says_number
 from assistant.types import TurnResult
-from lab.bench.spoken import says_number
 
 SHORT_WORD = 4
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})

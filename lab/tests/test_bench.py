@@ -16,6 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from assistant.numbers import said_values, says_number
 from assistant.types import TurnResult
 from lab.bench.checks import LedgerSnapshot, arguments_match, turn_failures
 from lab.bench.report import run_stats, runs_stats, runs_text, stats_text
@@ -26,7 +27,6 @@ from lab.bench.routing import (
     route_score,
     routing_summary,
 )
-from lab.bench.spoken import says_number, spoken_values
 from lab.bench.suite import SuiteError, suite_load, suite_parse
 from shelfwise.stats import percentile, rate_text, wilson
 
@@ -246,7 +246,7 @@ def test_numbers_not_said_are_not_found(text, value):
 
 
 def test_spoken_values_lists_every_number_and_price():
-    assert spoken_values("Toor dal: 4 bags at eight ninety-nine") == {Decimal(4), Decimal(8), Decimal(99), Decimal("8.99")}
+    assert said_values("Toor dal: 4 bags at eight ninety-nine") == {Decimal(4), Decimal(8), Decimal(99), Decimal("8.99")}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -47,6 +47,7 @@ from assistant.model_log import ask
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.modes.client_tools import CLIENT_TOOLS, is_client_tool
 from assistant.modes.router.actions import Decision, _ask_for
+from assistant.numbers import canonical, said_values
 from assistant.retrieval import DEFAULT_K, ESCAPE_HATCH, tool_shortlist
 from assistant.spoken_numbers import (
     misattributed_numbers,
@@ -451,7 +452,7 @@ _DESCRIBED = {
 
 def _missing_write_facts(step: common.Step, reply: str) -> str:
     """What a reply must repeat from a write the turn made (empty when it does): the owner approves what they hear."""
-    said = numbers_in(reply)
+    said = {canonical(value) for value in said_values(reply)}
     said |= {number.split(".")[0] for number in said}
     if step.name == "place_reorder" and step.data.get("lines"):
         wanted = [str(line["qty"]) for line in step.data["lines"]] if len(step.data["lines"]) == 1 else []
@@ -466,7 +467,7 @@ def _missing_write_facts(step: common.Step, reply: str) -> str:
 
 def _missing_fact(product: dict[str, Any], ask: str, reply: str) -> tuple[str, str] | None:
     """(what, value) when the reply leaves out the product fact the owner asked for."""
-    said = numbers_in(reply)
+    said = {canonical(value) for value in said_values(reply)}
     said |= {number.split(".")[0] for number in said}
     if ask in ("count", "available") and product.get("stock") is not None:
         if ask == "available" and product["stock"] == 0:

@@ -30,6 +30,7 @@ from assistant.grounding import ground
 from assistant.model_log import ask
 from assistant.modes.small import protocol
 from assistant.modes.small.protocol import MAX_STEPS, Call, parse_call, parse_next
+from assistant.numbers import amounts_in
 from assistant.spoken_numbers import misattributed_numbers, numbers_in
 from assistant.types import Outcome
 from inference.base import InferenceError, ModelRequest, Role
@@ -47,10 +48,6 @@ CLARIFY = "Sorry, I didn't catch that. Could you say it another way?"
 TOO_MANY = "Sorry, I couldn't finish that. Could you ask it another way?"
 ACTIONS = {"play_demo_video": "play_demo", "play_audio_guide": "play_guide", "ask_general": "general"}
 _FACT = re.compile(r"\d|\$|\b(aisle|shelf|cooler|freezer|in stock|left|price|costs?|units?|bags?|bottles?)\b", re.IGNORECASE)
-_NUMBER_WORDS = re.compile(
-    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
-    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b", re.IGNORECASE
-)
 
 
 def _tag(line: Any) -> str:
@@ -86,7 +83,7 @@ def compact_lines(lines: list[Any]) -> list[Any]:
 
 def states_fact(answer: str) -> bool:
     """Whether an answer claims a number or a product fact (which only a tool result may supply)."""
-    return bool(_FACT.search(answer) or _NUMBER_WORDS.search(answer))
+    return bool(_FACT.search(answer) or amounts_in(answer))
 
 
 def previous_turn_lines(ctx: TurnContext) -> list[dict[str, Any]]:
