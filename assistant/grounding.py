@@ -38,7 +38,6 @@ Rules, in order (all whole-word, on the normalised text):
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -49,9 +48,11 @@ from rapidfuzz import fuzz, process
 
 from assistant.lexicon import Lexicon
 from assistant.normalize import normalize
+from ledger.matching import BOUNDARY as _BOUNDARY
+from ledger.matching import key as _key
+from ledger.matching import singular
+from ledger.matching import words as _words
 
-_WORD = re.compile(r"[a-z0-9]+|[.,!?;:]")
-_BOUNDARY = frozenset(".,!?;:")
 MAX_SPAN = 4
 FUZZY_CUTOFF = 85.0
 PHONETIC_CUTOFF = 65.0
@@ -106,27 +107,6 @@ class Grounding:
     def product(self) -> ProductRef | None:
         """The best product, if any."""
         return self.products[0] if self.products else None
-
-
-def singular(word: str) -> str:
-    """A crude singular for matching only ("samosas" -> "samosa", "boxes" -> "box"); both sides use it."""
-    if len(word) <= 3 or not word.isalpha():
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "xes", "sses", "zes", "oes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
-def _key(text: str) -> tuple[str, ...]:
-    return tuple(singular(w) for w in _words(text) if w not in _BOUNDARY)
 
 
 @dataclass

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from assistant.grounding import singular
 from assistant.numbers import amounts_in
+from ledger.matching import singular
 
 # A reply's clauses: a number and a product in one clause are said of each other.
 _CLAUSE = re.compile(r"[;!?,()]|\.(?!\d)|\b(?:and|but|while|whereas|plus)\b", re.IGNORECASE)

@@ -38,10 +38,11 @@ import django
 
 django.setup()
 
-from assistant.grounding import Catalog, CatalogEntry, Grounding, ground, singular
+from assistant.grounding import Catalog, CatalogEntry, Grounding, ground
 from assistant.lexicon import lexicon_for
 from assistant.normalize import normalize
 from ledger.demo import CATALOG
+from ledger.matching import singular
 
 SETS = {"dev": "routing_dev.json", "set": "routing_set.json"}
 
