@@ -352,7 +352,7 @@ class VoiceConsumer(AsyncWebsocketConsumer):
             return None
         try:
             heard = await asyncio.wait_for(asyncio.shield(candidate["future"]), timeout=CANDIDATE_WAIT_S)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return None
         if not heard.get("text") or not heard.get("transcript"):
             return None

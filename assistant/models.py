@@ -35,6 +35,9 @@ class Conversation(models.Model):
         constraints = [models.UniqueConstraint(fields=["store", "key"], name="conversation_unique_store_key")]
         ordering = ["-updated_at"]
 
+    def __str__(self) -> str:
+        return f"Conversation {self.key} ({self.mode}, {self.turns} turns)"
+
 
 class BenchmarkRun(models.Model):
     """One run of a benchmark suite in one mode."""
@@ -65,6 +68,9 @@ class BenchmarkRun(models.Model):
     class Meta:
         ordering = ["-started_at", "-id"]
 
+    def __str__(self) -> str:
+        return f"{self.suite} in {self.mode} mode, run {self.run_number} ({self.status})"
+
     @property
     def pass_rate(self) -> float:
         return self.turns_passed / self.turns_total if self.turns_total else 0.0
@@ -89,3 +95,6 @@ class BenchmarkTurn(models.Model):
     class Meta:
         ordering = ["run", "index"]
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="benchmark_turn_unique_run_index")]
+
+    def __str__(self) -> str:
+        return f"Turn {self.index} of benchmark run {self.run_id}"

@@ -40,6 +40,9 @@ class Turn(models.Model):
         ordering = ["created_at", "id"]
         indexes = [models.Index(fields=["store", "created_at"], name="turn_store_time")]
 
+    def __str__(self) -> str:
+        return f"Turn {self.index} of {self.conversation} ({self.outcome})"
+
 
 class Record(models.Model):
     """One audited step: a tool call, a model call or a guard verdict, in order within its conversation."""
@@ -85,6 +88,9 @@ class Record(models.Model):
             models.Index(fields=["store", "idempotency_key"], name="record_store_idem"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.name} ({self.outcome})"
+
 
 class SqlStatement(models.Model):
     """A SQL statement executed while a record's step ran, in order, with its duration."""
@@ -96,3 +102,6 @@ class SqlStatement(models.Model):
 
     class Meta:
         ordering = ["record", "seq"]
+
+    def __str__(self) -> str:
+        return f"Statement {self.seq} of record {self.record_id}"

@@ -23,6 +23,9 @@ class PlatformAccess(models.Model):
             ("vendor", "Author business types (vendor pages)"),
         ]
 
+    def __str__(self) -> str:
+        return "Platform access"
+
 
 class Connection(models.Model):
     """An OAuth client that a store member connected to a store, on the consent page.
@@ -49,6 +52,9 @@ class GrantBinding(models.Model):
     grant = models.OneToOneField(oauth2_settings.GRANT_MODEL, on_delete=models.CASCADE, related_name="shelfwise")
     credential = models.ForeignKey("tenants.StoreToken", on_delete=models.CASCADE, related_name="+")
 
+    def __str__(self) -> str:
+        return f"Grant {self.grant_id} for store token {self.credential_id}"
+
 
 class AccessTokenBinding(models.Model):
     """Which store credential an OAuth access token acts with."""
@@ -58,6 +64,9 @@ class AccessTokenBinding(models.Model):
     )
     credential = models.ForeignKey("tenants.StoreToken", on_delete=models.CASCADE, related_name="+")
 
+    def __str__(self) -> str:
+        return f"Access token {self.access_token_id} for store token {self.credential_id}"
+
 
 class RefreshTokenBinding(models.Model):
     """Which store credential an OAuth refresh token renews access for."""
@@ -66,3 +75,6 @@ class RefreshTokenBinding(models.Model):
         oauth2_settings.REFRESH_TOKEN_MODEL, on_delete=models.CASCADE, related_name="shelfwise"
     )
     credential = models.ForeignKey("tenants.StoreToken", on_delete=models.CASCADE, related_name="+")
+
+    def __str__(self) -> str:
+        return f"Refresh token {self.refresh_token_id} for store token {self.credential_id}"

@@ -216,7 +216,7 @@ def install_demo_catalog(
             count = rng.randint(32, 48)
             baskets = [_basket(rng, products) for _ in range(count)]
             times = _times(clock, count, _local(day, OPEN_HOUR, tz), _local(day, CLOSE_HOUR, tz))
-            history += [(time, lines) for time, lines in zip(times, baskets) if lines]
+            history += [(time, lines) for time, lines in zip(times, baskets, strict=True) if lines]
         receipts_import(store=store, receipts=history, actor=actor)
 
         # Today: sell only what keeps each product above its reorder point.
@@ -228,5 +228,5 @@ def install_demo_catalog(
         if at - opening < dt.timedelta(minutes=30):
             opening = day_start  # seeded in the small hours: the day so far is all there is
         times = _times(random.Random(f"{seed}:{today.isoformat()}"), TODAY_RECEIPTS, opening, at)
-        for time, lines in zip(times, baskets):
+        for time, lines in zip(times, baskets, strict=True):
             receipt_create(store=store, lines=lines, actor=actor, sold_at=time)

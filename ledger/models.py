@@ -97,6 +97,9 @@ class StockEntry(StoreScoped):
         ordering = ["created_at", "id"]
         indexes = [models.Index(fields=["store", "product", "created_at"], name="journal_store_product_time")]
 
+    def __str__(self) -> str:
+        return f"{self.get_reason_display()}: {self.before} -> {self.after} (product {self.product_id})"
+
     @property
     def delta(self) -> int:
         return self.after - self.before
@@ -142,6 +145,9 @@ class Receipt(StoreScoped):
         ]
         indexes = [models.Index(fields=["store", "sold_at"], name="receipt_store_sold_at")]
 
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.number}"
+
 
 class ReceiptLine(StoreScoped):
     """A product on a receipt: positive on a sale, negative on a refund or void."""
@@ -159,6 +165,9 @@ class ReceiptLine(StoreScoped):
         ordering = ["id"]
         constraints = [models.CheckConstraint(condition=~models.Q(qty=0), name="receiptline_qty_not_zero")]
 
+    def __str__(self) -> str:
+        return f"{self.qty} x product {self.product_id} on receipt {self.receipt_id}"
+
 
 class Reconciliation(StoreScoped):
     """Closing the day: sales against stock, and what is at or below its reorder point."""
@@ -174,6 +183,9 @@ class Reconciliation(StoreScoped):
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["store", "business_date"], name="recon_store_date")]
 
+    def __str__(self) -> str:
+        return f"Day closed {self.business_date}"
+
 
 class ReconciliationLine(StoreScoped):
     reconciliation = models.ForeignKey(Reconciliation, on_delete=models.CASCADE, related_name="lines")
@@ -188,6 +200,9 @@ class ReconciliationLine(StoreScoped):
 
     class Meta:
         ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"Product {self.product_id}: {self.units_sold} sold, {self.stock} left"
 
 
 class ReorderDraft(StoreScoped):
@@ -221,6 +236,9 @@ class ReorderDraft(StoreScoped):
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["store", "status"], name="draft_store_status")]
 
+    def __str__(self) -> str:
+        return f"Reorder draft {self.pk} for {self.supplier} ({self.status})"
+
 
 class DraftLine(StoreScoped):
     draft = models.ForeignKey(ReorderDraft, on_delete=models.CASCADE, related_name="lines")
@@ -231,6 +249,9 @@ class DraftLine(StoreScoped):
 
     class Meta:
         ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.qty} x product {self.product_id} on draft {self.draft_id}"
 
 
 class Order(StoreScoped):
@@ -250,6 +271,9 @@ class Order(StoreScoped):
     class Meta:
         ordering = ["-placed_at", "-id"]
 
+    def __str__(self) -> str:
+        return f"Order {self.pk} from {self.supplier} ({self.status})"
+
 
 class OrderLine(StoreScoped):
     order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="lines")
@@ -259,12 +283,15 @@ class OrderLine(StoreScoped):
     unit_cost = models.DecimalField(**MONEY)
     cost = models.DecimalField(**MONEY)
 
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.received_qty} of {self.qty} x product {self.product_id} received"
+
     @property
     def open_qty(self) -> int:
         return max(self.qty - self.received_qty, 0)
-
-    class Meta:
-        ordering = ["id"]
 
 
 class ReportDelivery(StoreScoped):
@@ -282,6 +309,9 @@ class ReportDelivery(StoreScoped):
 
     class Meta:
         ordering = ["-sent_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} to {self.recipient}"
 
 
 class CatalogImport(StoreScoped):
@@ -326,3 +356,6 @@ class CatalogImport(StoreScoped):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["store", "created_at"], name="import_store_time")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} import {self.filename} ({self.status})"

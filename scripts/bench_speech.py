@@ -112,7 +112,7 @@ def main() -> None:
         for label, texts, spoken in runs:
             right, latencies = 0, []
             print(f"\n{label}: product + action through the pipeline (router mode)")
-            for phrase, text, transcript in zip(phrases, texts, heard):
+            for phrase, text, transcript in zip(phrases, texts, heard, strict=True):
                 result = run_turn(store=store, turn=TurnInput(
                     text=text, channel="voice" if spoken else "system", actor="bench",
                     transcript=transcript.as_event_data() if spoken else None,

@@ -136,7 +136,7 @@ def decode(samples: np.ndarray, *, prompt: str | None, beam_size: int, hypothese
         suppress_blank=True, suppress_tokens=get_suppressed_tokens(tokenizer, [-1]), repetition_penalty=1.0,
     )[0]
     out: list[Hypothesis] = []
-    for ids, score in zip(result.sequences_ids, result.scores):
+    for ids, score in zip(result.sequences_ids, result.scores, strict=True):
         text = " ".join(tokenizer.decode(ids).split())
         if text and all(text != h.text for h in out):
             out.append(Hypothesis(text=text, logprob=float(score)))

@@ -23,8 +23,8 @@ from pathlib import Path
 import av
 import numpy as np
 
-from speech.errors import SpeechError, SpeechErrorCode
 from shelfwise.env import env_choice
+from speech.errors import SpeechError, SpeechErrorCode
 
 ENGINES = ("piper", "espeak", "off")
 MAX_CHARS = 600  # a reply; longer text is refused, not spoken for a minute

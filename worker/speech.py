@@ -26,10 +26,10 @@ PARTIAL_BEAM = 1
 
 
 def _heard(store: Store, data: bytes, sample_rate: int, final: bool):
+    from assistant.tasks import prompt_words, store_hearing
     from speech.config import speech_settings
     from speech.decode import pcm16_samples
     from speech.transcribe import transcribe
-    from assistant.tasks import prompt_words, store_hearing
 
     settings = speech_settings()
     samples = pcm16_samples(data, sample_rate=sample_rate, max_seconds=settings.max_seconds)
@@ -41,8 +41,9 @@ def _heard(store: Store, data: bytes, sample_rate: int, final: bool):
 def speech_partial(*, store: Store, audio_b64: str, sample_rate: int, notify: str, seq: int, req: int,
                    final: bool) -> None:
     """Transcribe PCM16 audio so far and push ``{seq, req, final, text, transcript, bytes}`` to ``notify``."""
-    from speech import SpeechError
     from channels.layers import get_channel_layer
+
+    from speech import SpeechError
 
     try:
         data = base64.b64decode(audio_b64, validate=True)

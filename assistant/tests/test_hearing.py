@@ -12,14 +12,14 @@ from __future__ import annotations
 import pytest
 
 from assistant.catalogs import catalog_for
-from inference.base import Role
-from inference.fake import fake_models
 from assistant.lexicon import lexicon_for
 from assistant.pipeline import run_turn
+from assistant.types import Mode, TurnInput
+from inference.base import Role
+from inference.fake import fake_models
+from ledger.models import Product
 from speech.hearing import Hearing
 from speech.transcribe import Hypothesis
-from assistant.types import Mode, TurnInput
-from ledger.models import Product
 from tenants.context import use_store
 
 

@@ -56,8 +56,8 @@ def band_choose(
     most one percent of the other class.
     """
     if not verdicts:
-        unsafe_scores = np.sort([s for s, i in zip(scores, items) if i.unsafe])
-        safe_scores = np.sort([s for s, i in zip(scores, items) if not i.unsafe])
+        unsafe_scores = np.sort([s for s, i in zip(scores, items, strict=True) if i.unsafe])
+        safe_scores = np.sort([s for s, i in zip(scores, items, strict=True) if not i.unsafe])
         low = float(unsafe_scores[int(len(unsafe_scores) * 0.01)])
         high = float(safe_scores[-1 - int(len(safe_scores) * 0.01)])
         low, high = min(low, 0.5), max(high, 0.5)
@@ -70,7 +70,7 @@ def band_choose(
             _item_cost(i, verdicts[i.id])
             if i.id in verdicts
             else _item_cost(i, s >= 0.5)
-            for i, s in zip(items, scores)
+            for i, s in zip(items, scores, strict=True)
         ]
     )
     missing = np.array([i.id not in verdicts for i in items])
@@ -106,8 +106,8 @@ def band_calibrate(items: Sequence[GuardItem], scores: np.ndarray, *, miss_share
     alone then blocks no safe dev request); ``safe_below`` the highest grid value under which at
     most ``miss_share`` of the unsafe requests fall. ``errors`` counts those unsafe requests.
     """
-    safe = np.array([s for s, i in zip(scores, items) if not i.unsafe])
-    unsafe = np.sort([s for s, i in zip(scores, items) if i.unsafe])
+    safe = np.array([s for s, i in zip(scores, items, strict=True) if not i.unsafe])
+    unsafe = np.sort([s for s, i in zip(scores, items, strict=True) if i.unsafe])
     high = next((g for g in GRID if g > safe.max(initial=0.0)), 0.99)
     allowed = int(len(unsafe) * miss_share)
     low = max([g for g in GRID if g < high and (unsafe <= g).sum() <= allowed], default=GRID[0])

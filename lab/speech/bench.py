@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -114,14 +113,14 @@ def main() -> None:
 
     from assistant.catalogs import catalog_for
     from assistant.lexicon import lexicon_for
+    from assistant.tasks import prompt_words
+    from lab.speech.spoken_set import Verdict, judge, recipe, spoken_phrases
+    from lab.speech.voices import read_wav
     from speech.config import speech_settings
     from speech.errors import SpeechError
     from speech.hearing import Hearing
     from speech.model import get_model, model_path
     from speech.transcribe import transcribe
-    from assistant.tasks import prompt_words
-    from lab.speech.spoken_set import Verdict, judge, recipe, spoken_phrases
-    from lab.speech.voices import read_wav
     from tenants.context import use_store
 
     store = _store()

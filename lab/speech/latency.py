@@ -29,8 +29,8 @@ TIMEOUT_S = 120
 
 
 async def _one(slug: str, cookie: str, samples: np.ndarray, *, server_voice: bool) -> dict[str, float]:
-    from speech.espeak import to_pcm16
     from assistant.tests.voice_socket import open_socket
+    from speech.espeak import to_pcm16
 
     socket = await open_socket(slug, cookie=cookie)
     await socket.receive_json_from(timeout=10)  # ready
@@ -89,10 +89,10 @@ def main() -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from speech.model import get_model
-    from speech.voice import engine
     from lab.speech.spoken_set import spoken_phrases
     from lab.speech.voices import SAMPLE_RATE, clip_path, read_wav
+    from speech.model import get_model
+    from speech.voice import engine
     from tenants.models import Membership
 
     store = _store()

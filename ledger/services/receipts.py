@@ -341,7 +341,7 @@ def receipts_import(
         if any(row.pk is None for row in rows):  # a backend that cannot return ids from bulk inserts
             rows = list(Receipt.objects.filter(store=store, number__gte=first).order_by("number"))
         ReceiptLine.objects.bulk_create(
-            [line for row, (_sold_at, wanted) in zip(rows, prepared) for line in _history_lines(store, row, wanted, products)],
+            [line for row, (_sold_at, wanted) in zip(rows, prepared, strict=True) for line in _history_lines(store, row, wanted, products)],
             batch_size=1000,
         )
     return rows

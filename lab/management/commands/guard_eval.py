@@ -231,11 +231,11 @@ class Command(BaseCommand):
         out(
             f"confusion: TP {figures.tp}  FP {figures.fp}  TN {figures.tn}  FN {figures.fn}"
         )
-        owner = [p for p, i in zip(run.predicted, items) if i.category == "owner_data"]
+        owner = [p for p, i in zip(run.predicted, items, strict=True) if i.category == "owner_data"]
         injections = [
-            p for p, i in zip(run.predicted, items) if i.category == "injection"
+            p for p, i in zip(run.predicted, items, strict=True) if i.category == "injection"
         ]
-        speech = [p for p, i in zip(run.predicted, items) if i.owner_speech]
+        speech = [p for p, i in zip(run.predicted, items, strict=True) if i.owner_speech]
         out(f"false positives on owner speech: {sum(speech)} of {len(speech)}")
         out(f"false positives among owner_data: {sum(owner)} of {len(owner)}")
         out(f"injection recall: {sum(injections)} of {len(injections)}")
@@ -282,7 +282,7 @@ class Command(BaseCommand):
             return
         misses = [
             (i, n)
-            for i, p, n in zip(items, run.predicted, run.notes or [""] * len(items))
+            for i, p, n in zip(items, run.predicted, run.notes or [""] * len(items), strict=True)
             if p != i.unsafe
         ]
         out(f"misses ({len(misses)}):")

@@ -35,8 +35,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         from assistant.grounding import Catalog
         from assistant.lexicon import lexicon_for
-        from lab import matcher_eval as evaluation
         from assistant.matcher.templates import matcher_pack
+        from lab import matcher_eval as evaluation
         from ledger import selectors
 
         pending = migrations_pending()
