@@ -1,4 +1,5 @@
-"""System checks for the assistant: the fast path's templates load for every business type that has them."""
+"""System checks for the assistant: the fast path's templates load for every business type that has them,
+and the native mode's settings parse (at start, not at the first native turn)."""
 
 from __future__ import annotations
 
@@ -20,4 +21,18 @@ def check_fast_path_templates(app_configs=None, **kwargs):
             matcher_pack(path.parent.name)
         except ImproperlyConfigured as exc:
             errors.append(Error(str(exc), hint="Fix the file, or set SHELFWISE_FAST_PATH=false.", id="assistant.E001"))
+    return errors
+
+
+@register()
+def check_native_settings(app_configs=None, **kwargs):
+    """``SHELFWISE_NATIVE_VARIANT`` and ``SHELFWISE_NATIVE_TOOLS_K`` are valid."""
+    from assistant.modes.native import native_tools_k, native_variant
+
+    errors = []
+    for check_id, read in (("assistant.E002", native_variant), ("assistant.E003", native_tools_k)):
+        try:
+            read()
+        except ImproperlyConfigured as exc:
+            errors.append(Error(f"The native mode's settings: {exc}", id=check_id))
     return errors

@@ -17,6 +17,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shelfwise.settings")
 os.environ.setdefault("DATABASE_CONN_MAX_AGE", "0")
 django_asgi = get_asgi_application()
 
+from shelfwise.startup import check_at_start
+
+check_at_start("web")  # a bad setting stops the process here, not at the first turn
+
 from channels.auth import AuthMiddlewareStack
 from channels.routing import ProtocolTypeRouter, URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator

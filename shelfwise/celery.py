@@ -11,7 +11,7 @@ import logging
 import os
 
 from celery import Celery
-from celery.signals import beat_init, worker_ready
+from celery.signals import beat_init, worker_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shelfwise.settings")
 
@@ -22,6 +22,15 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 TURNS_QUEUE = "turns"
+
+
+@worker_init.connect
+@beat_init.connect
+def _check_settings_at_start(sender=None, **kwargs) -> None:
+    """A worker or beat with a bad setting stops at start with the check's id (``shelfwise.startup``)."""
+    from shelfwise.startup import check_at_start
+
+    check_at_start("worker")
 
 
 @beat_init.connect

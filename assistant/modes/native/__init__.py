@@ -28,6 +28,11 @@ def native_variant() -> str:
     return env_choice("SHELFWISE_NATIVE_VARIANT", "hardened", VARIANTS)
 
 
+def native_tools_k() -> int:
+    """How many tool schemas the hardened variant shows the model (``SHELFWISE_NATIVE_TOOLS_K``)."""
+    return env_int("SHELFWISE_NATIVE_TOOLS_K", DEFAULT_K, minimum=1, maximum=10)
+
+
 class NativeMode:
     name = "native"
 
@@ -42,9 +47,9 @@ class NativeMode:
         try:
             if self.variant == "plain":
                 return plain.handle(ctx)
-            return hardened.handle(ctx, k=env_int("SHELFWISE_NATIVE_TOOLS_K", DEFAULT_K, minimum=1, maximum=10))
+            return hardened.handle(ctx, k=native_tools_k())
         except (InferenceError, TemplateError):
             return ModeOutcome(action=None, reply=common.UNAVAILABLE, outcome=Outcome.ERROR)
 
 
-__all__ = ["VARIANTS", "NativeMode", "native_variant"]
+__all__ = ["VARIANTS", "NativeMode", "native_tools_k", "native_variant"]

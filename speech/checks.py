@@ -1,0 +1,27 @@
+"""System checks: the speech settings (``SHELFWISE_STT_*``, ``SHELFWISE_VAD_*``) and the voice
+(``SHELFWISE_TTS``) parse at start, not at the first utterance. Nothing is loaded here."""
+
+from __future__ import annotations
+
+from django.core.checks import Error, register
+from django.core.exceptions import ImproperlyConfigured
+
+from shelfwise.env import env_choice
+
+from .config import speech_settings
+from .voice import ENGINES
+
+
+@register()
+def check_speech_settings(app_configs=None, **kwargs):
+    errors = []
+    try:
+        speech_settings()
+    except ImproperlyConfigured as exc:
+        errors.append(Error(f"Speech recognition settings: {exc}", id="speech.E001",
+                            hint="See speech/config.py for every SHELFWISE_STT_* and SHELFWISE_VAD_* setting."))
+    try:
+        env_choice("SHELFWISE_TTS", "piper", ENGINES)
+    except ImproperlyConfigured as exc:
+        errors.append(Error(f"The assistant's voice: {exc}", id="speech.E002"))
+    return errors
