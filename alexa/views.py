@@ -54,7 +54,7 @@ STILL_WORKING = "That's taking me longer than usual. Ask me again in a moment."
 # Alexa waits about eight seconds for an answer; the turn's worker gets most of them.
 ALEXA_TURN_WAIT_S = 6.5
 TURN_FIELDS = {"conversation", "turn", "mode", "transcript", "normalized", "guard", "action", "tool_calls", "reply",
-               "media", "pending_draft", "latency_ms"}
+               "media", "pending_draft", "offered_draft_id", "latency_ms"}
 
 YES_NO = {"AMAZON.YesIntent": "yes", "AMAZON.NoIntent": "no"}
 ENDING = {"AMAZON.StopIntent", "AMAZON.CancelIntent", "AMAZON.NavigateHomeIntent"}
@@ -152,9 +152,7 @@ def _turn(payload: dict[str, Any], *, store: Store, token: StoreToken, text: str
         return _say(store, message or SORRY, end_session=False, reprompt=PROMPT)
     result = TurnResult(**{key: value for key, value in status["result"].items() if key in TURN_FIELDS})
     # A draft offered by this very turn: the next "yes" in this session is the one that places it.
-    offered = result.pending_draft is not None and result.action not in ("confirm", "decline") and any(
-        call.get("tool") == "place_reorder" and call.get("ok") for call in result.tool_calls
-    )
+    offered = result.offered_draft_id is not None
     return _say(
         store,
         result.reply or SORRY,

@@ -146,6 +146,7 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
         result.reply = outcome.reply
         result.media = [item.as_dict() for item in outcome.media]
         result.pending_draft = _pending_draft(store, conversation.key)
+        result.offered_draft_id = outcome.offered_draft_id
         result.outcome = str(outcome.outcome)
         clock.emit(EventKind.REPLY, {"text": outcome.reply, "outcome": str(outcome.outcome)})
         for item in result.media:

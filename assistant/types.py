@@ -138,6 +138,7 @@ class TurnResult:
     reply: str = ""
     media: list[dict[str, Any]] = field(default_factory=list)
     pending_draft: dict[str, Any] | None = None
+    offered_draft_id: int | None = None  # the draft this very turn put on offer (a yes next turn places it)
     latency_ms: float = 0.0
     outcome: str = Outcome.ANSWERED
     stages: dict[str, float] = field(default_factory=dict)
@@ -155,5 +156,6 @@ class TurnResult:
             "reply": self.reply,
             "media": self.media,
             "pending_draft": self.pending_draft,
+            "offered_draft_id": self.offered_draft_id,
             "latency_ms": round(self.latency_ms, 1),
         }

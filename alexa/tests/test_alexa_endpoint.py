@@ -251,3 +251,15 @@ def test_a_yes_through_a_token_without_orders_confirm_places_nothing(fetcher, te
     with use_store(demo):
         assert not Order.objects.filter(store=demo).exists()
         assert ReorderDraft.objects.get(store=demo).status == "pending"
+
+
+def test_a_hedged_answer_keeps_the_draft_on_offer_and_asks_yes_or_no_again(fetcher, test_pki, demo, raw_token,
+                                                                             router):
+    router.add({"action": "draft_restock"})
+    _ask(test_pki.key, raw_token, "restock all the low stuff")
+    hedged = _ask(test_pki.key, raw_token, "maybe, hang on")
+    assert hedged["response"]["reprompt"]["outputSpeech"]["text"] == CONFIRM_PROMPT
+    assert len(router.requests) == 1  # code answered the hedge; nothing was placed
+    with use_store(demo):
+        assert ReorderDraft.objects.get(store=demo).status == "pending"
+        assert not Order.objects.filter(store=demo).exists()

@@ -103,6 +103,7 @@ def test_restock_then_a_fresh_yes_places_exactly_that_draft(api_client, demo, ro
     router.add({"action": "draft_restock"})
     offer = _say(api_client, "restock all the low stuff")
     assert offer["pending_draft"] is not None
+    assert offer["offered_draft_id"] == offer["pending_draft"]["id"]  # this very turn offered it
     assert "$401.70" in offer["reply"]
     lines = {line["product"]: line["qty"] for line in offer["pending_draft"]["lines"]}
     assert lines == {"Toor dal": 42, "Mustard oil": 21, "Frozen samosas": 18}
@@ -112,7 +113,7 @@ def test_restock_then_a_fresh_yes_places_exactly_that_draft(api_client, demo, ro
     with use_store(demo):
         order = Order.objects.get(store=demo)
     assert order.draft_id == offer["pending_draft"]["id"]
-    assert yes["pending_draft"] is None
+    assert yes["pending_draft"] is None and yes["offered_draft_id"] is None
 
 
 def test_a_yes_after_another_turn_does_not_confirm_the_draft(api_client, demo, router):
@@ -124,6 +125,7 @@ def test_a_yes_after_another_turn_does_not_confirm_the_draft(api_client, demo, r
         assert not Order.objects.filter(store=demo).exists()
         assert ReorderDraft.objects.get(store=demo).status == ReorderDraft.Status.PENDING
     assert late["pending_draft"] is not None
+    assert late["offered_draft_id"] is None  # waiting in approvals, not on offer in this turn
 
 
 def test_no_declines_the_draft_on_offer(api_client, demo, router):
