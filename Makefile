@@ -31,8 +31,11 @@ run: $(STAMP)
 test: $(STAMP) system-deps
 	$(BIN)/python -m pytest
 
+# ruff, the import contract (the runtime never imports the lab) and mypy; settings in pyproject.toml.
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 .PHONY: screenshots bench-pages
 

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assistant.grounding import ground
+from assistant.grounding import ProductRef, ground
 
 if TYPE_CHECKING:
     from assistant.modes.base import TurnContext
@@ -92,7 +92,7 @@ def _reorder(ctx: TurnContext, args: dict[str, Any]) -> Filled:
         filled.pop("items")
         return Filled(filled, repairs=(*repairs, "items dropped: the owner named no product"))
     numbers = [n for n in ctx.words.numbers if isinstance(n, int)]
-    products = []
+    products: list[tuple[ProductRef, object]] = []
     for position, line in enumerate(lines):
         words = line.get("item") if isinstance(line, Mapping) else line
         product, refusal = _owner_product(ctx, words, field=f"items[{position}].item")
@@ -107,9 +107,10 @@ def _reorder(ctx: TurnContext, args: dict[str, Any]) -> Filled:
         elif isinstance(asked, int) and not isinstance(asked, bool) and asked in numbers:
             qty = asked  # the owner said this number (several lines: the mode placed it)
         else:
-            qty = _suggested(ctx, product.name)
-            if qty is None:
+            suggested = _suggested(ctx, product.name)
+            if suggested is None:
                 return Filled(args, refusal=f"{product.name} is not in the books any more, so no draft was made.")
+            qty = suggested
         if not 1 <= qty <= MAX_QTY:
             return Filled(args, refusal=f"One order line can ask for 1 to {MAX_QTY}; {qty} of {product.name} is outside that, "
                                         "so no draft was made.")
@@ -120,7 +121,7 @@ def _reorder(ctx: TurnContext, args: dict[str, Any]) -> Filled:
     return Filled(filled, repairs=tuple(repairs))
 
 
-def _owner_product(ctx: TurnContext, words: Any, *, field: str):
+def _owner_product(ctx: TurnContext, words: Any, *, field: str) -> tuple[ProductRef | None, str]:
     """The catalog product the owner's words (and ``words`` as a hint among them) name, or why not."""
     hint = words if isinstance(words, str) and words.strip() else None
     grounding = ground(ctx.words.text, catalog=ctx.catalog, lexicon=ctx.lexicon,

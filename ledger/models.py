@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TypedDict
 
 from django.core.validators import MinValueValidator
 from django.db import models
 
 from tenants.models import Store
 
-MONEY = {"max_digits": 12, "decimal_places": 2}
+
+class DecimalPlaces(TypedDict):
+    """A decimal field's size, spelled once for every money field."""
+
+    max_digits: int
+    decimal_places: int
+
+
+MONEY: DecimalPlaces = {"max_digits": 12, "decimal_places": 2}
 
 
 class StoreScoped(models.Model):

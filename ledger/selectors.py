@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, NamedTuple
@@ -375,7 +376,7 @@ def sales_by_day(*, store: Store, days: int = 7, now: dt.datetime | None = None)
     result = []
     for offset in range(days):
         day = first + dt.timedelta(days=offset)
-        row = receipts.get(day, {})
+        row: Mapping[str, Any] = receipts.get(day, {})
         result.append(
             DaySales(
                 date=day,

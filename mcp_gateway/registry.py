@@ -74,7 +74,7 @@ def _object(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[
     return schema
 
 
-_ITEM = {
+_ITEM: dict[str, Any] = {
     "type": "string",
     "minLength": 1,
     "maxLength": 120,

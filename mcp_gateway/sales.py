@@ -126,19 +126,22 @@ def get_sales(call: ToolCall) -> dict[str, Any]:
             other = same_length(period, period_parse(args["compareTo"], now=now, base=period), now=now)
     except PeriodError as exc:
         raise ToolFailure("invalid_period", exc.message) from None
-    product, other_matches = (None, [])
+    product: Product | None = None
+    other_matches: list[str] = []
     if args.get("item"):
         product, other_matches = _product(call, args["item"])
     category = _category(call, args["category"]) if args.get("category") and product is None else None
-    options = {"product": product, "category": category, "group_by": args.get("groupBy"),
-               "sort": args.get("sort") or "best", "limit": args.get("limit") or 5}
-    first = sales_history.period_sales(store=store, period=period, **options)
+    def sales_in(span: Period, group_by: str | None) -> PeriodSales:
+        return sales_history.period_sales(store=store, period=span, product=product, category=category,
+                                          group_by=group_by, sort=args.get("sort") or "best", limit=args.get("limit") or 5)
+
+    first = sales_in(period, args.get("groupBy"))
     result: dict[str, Any] = {"currency": store.currency, "timezone": store.timezone, **_sales(first)}
     if product is not None and other_matches:
         result["otherMatches"] = other_matches
     if category is not None:
         result["category"] = category
     if other is not None:
-        second = sales_history.period_sales(store=store, period=other, **{**options, "group_by": None})
+        second = sales_in(other, None)
         result["comparison"] = _comparison(first, second)
     return result

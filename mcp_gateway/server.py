@@ -53,6 +53,7 @@ def _listing(spec: ToolSpec) -> Tool:
         parameters=spec.input_schema,
         fn_metadata=func_metadata(_served_by_gateway, structured_output=False),
         is_async=False,
+        context_kwarg=None,
         annotations=spec.annotations,
     )
 
@@ -73,7 +74,7 @@ class ShelfwiseMCPServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> CallToolResult:
         request = context.request_context.request if context is not None else None
         caller: Caller | None = request.scope.get(SCOPE_KEY) if request is not None else None
-        if caller is None or caller.credential is None:
+        if context is None or request is None or caller is None or caller.credential is None:
             # Only reachable if the server is mounted without mcp_gateway.asgi in front of it.
             return CallToolResult(
                 content=[TextContent(type="text", text="Authentication required.")], is_error=True

@@ -18,7 +18,8 @@ from django.utils.translation import gettext as _
 from audit.models import Channel
 from ledger import selectors, services
 from ledger.errors import LedgerError
-from ledger.models import Product, ReorderDraft, ReportDelivery, StockEntry
+from ledger.models import Product, ReorderDraft, StockEntry
+from ledger.services.reports import ReportKind
 from mcp_gateway.policy import ToolCall
 from mcp_gateway.registry import CONFIRM_SCOPE
 from mcp_gateway.sales import get_sales
@@ -32,7 +33,7 @@ class ToolFailure(LedgerError):
         self.code = code
 
 
-_DRAFT_SOURCE = {
+_DRAFT_SOURCE: dict[str, ReorderDraft.Source] = {
     Channel.MCP: ReorderDraft.Source.MCP,
     Channel.ASSISTANT: ReorderDraft.Source.ASSISTANT,
     Channel.ALEXA: ReorderDraft.Source.ASSISTANT,
@@ -274,7 +275,7 @@ def _draft_new(call: ToolCall, *, note: str) -> dict[str, Any]:
     return result
 
 
-def _report(call: ToolCall, kind: str) -> dict[str, Any]:
+def _report(call: ToolCall, kind: ReportKind) -> dict[str, Any]:
     deliveries = services.report_send(
         store=call.store, kind=kind, actor=call.caller.actor, to=call.arguments.get("to") or None
     )
@@ -290,12 +291,12 @@ def _report(call: ToolCall, kind: str) -> dict[str, Any]:
 
 def send_inventory_report(call: ToolCall) -> dict[str, Any]:
     """Email the inventory report to the store's address (or another one, if the store allows it)."""
-    return _report(call, ReportDelivery.Kind.INVENTORY)
+    return _report(call, "inventory")
 
 
 def send_sales_report(call: ToolCall) -> dict[str, Any]:
     """Email today's sales report, unless the deployment switched it off."""
-    return _report(call, ReportDelivery.Kind.SALES)
+    return _report(call, "sales")
 
 
 HANDLERS: dict[str, Callable[[ToolCall], dict[str, Any]]] = {

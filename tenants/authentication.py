@@ -19,9 +19,20 @@ from rest_framework.request import Request
 
 from tenants.context import activate_store
 from tenants.errors import InvalidToken, MissingScope
-from tenants.models import StoreToken
+from tenants.models import Membership, Store, StoreToken
 
 API_SCOPE = StoreToken.Scope.API
+
+
+class StoreRequest(Request):
+    """A request that acts for a store, as API views see it: for type checkers, never built.
+
+    Token authentication (here) or ``CurrentStoreMiddleware`` (a signed-in member) sets
+    ``store``; the API's permission classes refuse a request without one before a view runs.
+    """
+
+    store: Store
+    membership: Membership | None
 
 
 class TokenUser(AnonymousUser):
@@ -88,8 +99,9 @@ class StoreTokenAuthentication(BaseAuthentication):
             raise exceptions.PermissionDenied(exc.message, code=exc.code) from None
         activate_store(token.store)
         for target in (request, request._request):
-            target.store = token.store
-            target.membership = None
+            # The request types have no such attributes: StoreRequest is how views see them.
+            target.store = token.store  # type: ignore[attr-defined]
+            target.membership = None  # type: ignore[attr-defined]
         return TokenUser(token), token
 
     def authenticate_header(self, request: Request) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.apps import apps
 from django.conf import settings
-from django.core.checks import Error, Tags, Warning, register
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 
@@ -15,7 +15,7 @@ BACKEND = "tenants.db"
 
 @register()
 def check_database_backend(app_configs=None, **kwargs):
-    errors = []
+    errors: list[CheckMessage] = []
     engine = settings.DATABASES.get("default", {}).get("ENGINE", "")
     if engine == "django.db.backends.postgresql":
         errors.append(
@@ -45,7 +45,7 @@ def check_row_level_security(app_configs=None, databases=None, **kwargs):
         status = rls.table_status(connection, rls.fenced_tables(apps))
         if not status:
             return []  # not migrated yet
-        errors = [
+        errors: list[CheckMessage] = [
             Error(
                 f"The table {table!r} holds store data but is not fenced by row-level security "
                 f"(enabled={state.enabled}, forced={state.forced}, policy {rls.POLICY_NAME!r}={state.has_policy}).",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zoneinfo
 from functools import cache
+from typing import cast
 
 from django import forms
 from django.core.validators import RegexValidator
@@ -70,10 +71,10 @@ class StoreCreateForm(forms.Form):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["timezone"].choices = timezone_choices()
+        cast(forms.ChoiceField, self.fields["timezone"]).choices = timezone_choices()
         from tenants.models import BusinessType
 
-        self.fields["business_type"].choices = list(BusinessType.objects.values_list("slug", "name"))
+        cast(forms.ChoiceField, self.fields["business_type"]).choices = list(BusinessType.objects.values_list("slug", "name"))
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()

@@ -15,7 +15,7 @@ import logging
 import secrets
 
 from django.conf import settings
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
@@ -48,7 +48,7 @@ def invitation_url(secret: str) -> str:
     return f"{settings.PUBLIC_URL}/app/invitations/{secret}/"
 
 
-def invitation_create(*, store: Store, email: str, role: str, invited_by: AbstractBaseUser) -> tuple[Invitation, str]:
+def invitation_create(*, store: Store, email: str, role: str, invited_by: User) -> tuple[Invitation, str]:
     """Invite ``email`` to the store as ``role`` and email them the link (after this commits).
 
     Returns the invitation and its secret (the link's last part).
@@ -104,7 +104,7 @@ def invitation_for(*, secret: str) -> Invitation:
     return invitation
 
 
-def invitation_accept(*, secret: str, user: AbstractBaseUser) -> Membership:
+def invitation_accept(*, secret: str, user: User) -> Membership:
     """Make ``user`` a member as invited; their verified address must be the invited one.
 
     Raises:
@@ -138,6 +138,8 @@ def invitation_revoke(*, store: Store, invitation_id: int) -> None:
 
 
 def _member(store: Store, membership_id: object) -> Membership:
+    if not isinstance(membership_id, (int, str)):
+        raise MemberError("That member was not found in this store.")
     try:
         return Membership.objects.select_for_update().select_related("user").get(store=store, pk=int(membership_id))
     except (Membership.DoesNotExist, TypeError, ValueError):

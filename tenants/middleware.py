@@ -26,7 +26,7 @@ def resolve_membership(request: HttpRequest) -> Membership | None:
         return None
     session = getattr(request, "session", None)
     chosen = session.get(SESSION_KEY) if session is not None else None
-    if chosen is not None:
+    if session is not None and chosen is not None:
         try:
             return membership_get(user=user, store_id=chosen)
         except StoreNotFound:

@@ -75,6 +75,9 @@ class Membership(models.Model):
         return f"{self.user} {self.role} of {self.store}"
 
 
+TOKEN_NAME_MAX = 80
+
+
 class StoreToken(models.Model):
     """A bearer credential for one store. Only a hash of the secret is stored; the token is shown once."""
 
@@ -84,7 +87,7 @@ class StoreToken(models.Model):
         ORDERS_CONFIRM = "orders:confirm", "Confirm orders over MCP"
 
     store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="tokens")
-    name = models.CharField(max_length=80)
+    name = models.CharField(max_length=TOKEN_NAME_MAX)
     prefix = models.CharField(max_length=16, unique=True, help_text="Public part used to find the token.")
     secret_hash = models.CharField(max_length=64)
     scopes = models.JSONField(default=list)

@@ -7,6 +7,8 @@ Members and settings are the owner's; staff get a short refusal. Every write goe
 
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -124,8 +126,8 @@ class SettingsForm(forms.Form):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["timezone"].choices = timezone_choices()
-        self.fields["business_type"].choices = list(BusinessType.objects.values_list("slug", "name"))
+        cast(forms.ChoiceField, self.fields["timezone"]).choices = timezone_choices()
+        cast(forms.ChoiceField, self.fields["business_type"]).choices = list(BusinessType.objects.values_list("slug", "name"))
         for day in store_settings.DAYS:
             self.fields[f"{day}_open"] = forms.CharField(label=f"{day.title()} opens", required=False, max_length=5)
             self.fields[f"{day}_close"] = forms.CharField(label=f"{day.title()} closes", required=False, max_length=5)

@@ -42,7 +42,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, NamedTuple
 
-from django.core.exceptions import FieldDoesNotExist
+from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
+from django.db.models import ForeignKey
 
 if TYPE_CHECKING:
     from django.apps.registry import Apps
@@ -195,14 +196,21 @@ def fenced_tables(apps: Apps) -> list[str]:
     return [m._meta.db_table for m in (*rls_models(apps), *rls_child_models(apps))]
 
 
+def _foreign_key(model: type[Model], name: str) -> ForeignKey:
+    field = model._meta.get_field(name)
+    if not isinstance(field, ForeignKey) or not isinstance(field.related_model, type):
+        raise ImproperlyConfigured(f"{model._meta.label}.{name} must be a foreign key for row-level security.")
+    return field
+
+
 def _targets(models: Iterable[type[Model]]) -> dict[str, str]:
     """db_table -> the store column, for the given models."""
-    return {m._meta.db_table: m._meta.get_field("store").column for m in models}
+    return {m._meta.db_table: _foreign_key(m, "store").column for m in models}
 
 
 def _child_expression(model: type[Model], quote_name) -> str:
     """A child row is visible while its parent row is (the parent's own policy applies inside)."""
-    field = model._meta.get_field(RLS_CHILDREN[model._meta.label_lower])
+    field = _foreign_key(model, RLS_CHILDREN[model._meta.label_lower])
     parent = field.related_model._meta
     return (
         f"EXISTS (SELECT 1 FROM {quote_name(parent.db_table)} AS parent "

@@ -5,26 +5,27 @@ A store the user is not a member of answers exactly like a missing one (``StoreN
 
 from __future__ import annotations
 
-from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from typing import TypeGuard
+
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
 from tenants.errors import StoreNotFound
 from tenants.models import Membership, ReportRecipient, Store, StoreToken
 
 
-def _is_member_candidate(user: AbstractBaseUser | AnonymousUser | None) -> bool:
+def _is_member_candidate(user: User | AnonymousUser | None) -> TypeGuard[User]:
     return user is not None and user.is_authenticated and user.pk is not None
 
 
-def stores_for_user(*, user: AbstractBaseUser | AnonymousUser | None) -> QuerySet[Store]:
+def stores_for_user(*, user: User | AnonymousUser | None) -> QuerySet[Store]:
     """The stores ``user`` belongs to, by name (none for anonymous users)."""
     if not _is_member_candidate(user):
         return Store.objects.none()
     return Store.objects.filter(memberships__user=user).select_related("business_type").order_by("name", "pk")
 
 
-def memberships_for_user(*, user: AbstractBaseUser | AnonymousUser | None) -> QuerySet[Membership]:
+def memberships_for_user(*, user: User | AnonymousUser | None) -> QuerySet[Membership]:
     """The user's memberships with their stores, oldest first (the first is the default store)."""
     if not _is_member_candidate(user):
         return Membership.objects.none()
@@ -35,7 +36,7 @@ def memberships_for_user(*, user: AbstractBaseUser | AnonymousUser | None) -> Qu
     )
 
 
-def store_for_user(*, user: AbstractBaseUser | AnonymousUser | None, slug: str) -> Store:
+def store_for_user(*, user: User | AnonymousUser | None, slug: str) -> Store:
     """The store ``slug`` if ``user`` is a member.
 
     Raises:
@@ -47,7 +48,7 @@ def store_for_user(*, user: AbstractBaseUser | AnonymousUser | None, slug: str) 
     return store
 
 
-def membership_get(*, user: AbstractBaseUser | AnonymousUser | None, store_id: object) -> Membership:
+def membership_get(*, user: User | AnonymousUser | None, store_id: object) -> Membership:
     """The user's membership of store ``store_id`` (any id shape accepted, checked here).
 
     Raises:

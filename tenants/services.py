@@ -13,7 +13,7 @@ import logging
 import secrets
 from datetime import datetime, timedelta
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
@@ -26,7 +26,7 @@ from tenants.errors import (
     TenantError,
     TokenNotFound,
 )
-from tenants.models import BusinessType, Membership, Store, StoreToken
+from tenants.models import TOKEN_NAME_MAX, BusinessType, Membership, Store, StoreToken
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ def store_create(
     business_type: str = "grocery",
     timezone: str,
     currency: str,
-    owner: AbstractBaseUser,
+    owner: User,
     owner_name: str = "",
     with_demo_catalog: bool = False,
 ) -> Store:
@@ -106,7 +106,7 @@ def store_create(
 
 
 @transaction.atomic
-def membership_add(*, store: Store, user: AbstractBaseUser, role: str = Membership.Role.STAFF) -> Membership:
+def membership_add(*, store: Store, user: User, role: str = Membership.Role.STAFF) -> Membership:
     """Make ``user`` a member of ``store`` with ``role``; an existing member gets the new role.
 
     Raises:
@@ -155,7 +155,7 @@ def _clean_scopes(scopes: list[str]) -> list[str]:
 
 @transaction.atomic
 def token_create(
-    *, store: Store, name: str, scopes: list[str], created_by: AbstractBaseUser | None = None,
+    *, store: Store, name: str, scopes: list[str], created_by: User | None = None,
     expires_at: datetime | None = None,
 ) -> tuple[StoreToken, str]:
     """Create a store token (optionally expiring); returns the row and the plaintext token, shown only once.
@@ -165,7 +165,7 @@ def token_create(
         TenantError: the name is empty or too long.
     """
     name = (name or "").strip()
-    if not name or len(name) > StoreToken._meta.get_field("name").max_length:
+    if not name or len(name) > TOKEN_NAME_MAX:
         raise TenantError("Give the token a name of 1 to 80 characters, e.g. 'Claude Desktop'.")
     clean = _clean_scopes(scopes)
     secret = secrets.token_urlsafe(SECRET_BYTES)

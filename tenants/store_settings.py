@@ -160,6 +160,8 @@ def recipient_confirm(*, secret: str) -> ReportRecipient:
 
 def recipient_remove(*, store: Store, recipient_id: object) -> None:
     """Stop sending reports to one of the store's addresses (another store's is not found)."""
+    if not isinstance(recipient_id, (int, str)):
+        raise SettingsError("recipient", "that address was not found in this store.")
     try:
         deleted, _ = ReportRecipient.objects.filter(store=store, pk=int(recipient_id)).delete()
     except (TypeError, ValueError):

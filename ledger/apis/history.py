@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -14,13 +13,15 @@ from ledger import sales_history, selectors
 from ledger.apis.pagination import paginated
 from ledger.apis.reads import PAGE_PARAMETERS, page_of
 from ledger.errors import NotFound
+from ledger.models import DecimalPlaces
 from ledger.periods import Period, period_parse, same_length, store_now
 from ledger.sales_history import PeriodSales
+from tenants.authentication import StoreRequest
 
 PERIOD_HELP = ("The period in plain words ('yesterday', 'last week', 'this month', 'since Monday', 'in October', "
                "'the last 7 days') or ISO dates ('2026-10-01', '2026-10-01..2026-10-31'), in the store's time zone. "
                "Default: today.")
-_MONEY = {"max_digits": 14, "decimal_places": 2}
+_MONEY: DecimalPlaces = {"max_digits": 14, "decimal_places": 2}
 
 
 class SalesQuery(serializers.Serializer):
@@ -32,7 +33,8 @@ class SalesQuery(serializers.Serializer):
 
 
 class PeriodOutput(serializers.Serializer):
-    label = serializers.CharField()
+    # A declared field (DRF's metaclass takes it off the class); the stubs see Field.label.
+    label = serializers.CharField()  # type: ignore[assignment]
     unit = serializers.CharField(allow_blank=True, help_text="day, week, weekend, month, quarter, year, or empty for a span.")
     first_day = serializers.DateField(source="from")
     last_day = serializers.DateField(source="to")
@@ -74,7 +76,7 @@ class DayOutput(serializers.Serializer):
     revenue = serializers.DecimalField(**_MONEY)
 
 
-def _periods(request: Request, data: dict) -> tuple[Period, Period | None]:
+def _periods(request: StoreRequest, data: dict) -> tuple[Period, Period | None]:
     """The query's period and comparison period.
 
     Raises:
@@ -99,13 +101,13 @@ def _figures(sales: PeriodSales) -> dict:
     return data
 
 
-def _query(request: Request) -> dict:
+def _query(request: StoreRequest) -> dict:
     query = SalesQuery(data=request.query_params)
     query.is_valid(raise_exception=True)
     return query.validated_data
 
 
-def _product(request: Request, sku: str):
+def _product(request: StoreRequest, sku: str):
     """Raises: NotFound: no product with that SKU in this store."""
     by_sku, _ = selectors.products_by_code(store=request.store, skus={sku.strip()}, barcodes=set())
     if not by_sku:
@@ -128,16 +130,17 @@ class SalesApi(APIView):
         ],
         responses={200: SalesOutput, 400: _BAD, 404: OpenApiResponse(description="No product with that SKU.")},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: StoreRequest) -> Response:
         data = _query(request)
         period, other = _periods(request, data)
         product = _product(request, data["sku"]) if data.get("sku") else None
-        options = {"product": product, "category": (data.get("category") or None) if product is None else None}
-        sales = sales_history.period_sales(store=request.store, period=period, **options)
+        category = (data.get("category") or None) if product is None else None
+        sales = sales_history.period_sales(store=request.store, period=period, product=product, category=category)
         body = {"currency": request.store.currency, "timezone": request.store.timezone, **_figures(sales),
                 "comparison": None}
         if other is not None:
-            body["comparison"] = _figures(sales_history.period_sales(store=request.store, period=other, **options))
+            body["comparison"] = _figures(sales_history.period_sales(store=request.store, period=other, product=product,
+                                                                         category=category))
         return Response(SalesOutput(body).data)
 
 
@@ -153,7 +156,7 @@ class SalesProductsApi(APIView):
         ],
         responses={200: page_of(RowOutput, "ProductSalesPage"), 400: _BAD},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: StoreRequest) -> Response:
         data = _query(request)
         period, _other = _periods(request, data)
         rows = sales_history.products_ranked(store=request.store, period=period,
@@ -164,7 +167,7 @@ class SalesProductsApi(APIView):
 class SalesCategoriesApi(APIView):
     @extend_schema(parameters=[*_PERIOD_PARAMETERS, *PAGE_PARAMETERS],
                    responses={200: page_of(RowOutput, "CategorySalesPage"), 400: _BAD})
-    def get(self, request: Request) -> Response:
+    def get(self, request: StoreRequest) -> Response:
         period, _other = _periods(request, _query(request))
         rows = sales_history.sales_by_category(store=request.store, start=period.start, end=period.end)
         return paginated(self, request, rows, lambda page: RowOutput(page, many=True).data)
@@ -173,7 +176,7 @@ class SalesCategoriesApi(APIView):
 class SalesDaysApi(APIView):
     @extend_schema(parameters=[*_PERIOD_PARAMETERS, *PAGE_PARAMETERS],
                    responses={200: page_of(DayOutput, "DaySalesPage"), 400: _BAD})
-    def get(self, request: Request) -> Response:
+    def get(self, request: StoreRequest) -> Response:
         period, _other = _periods(request, _query(request))
         rows = sales_history.sales_by_day(store=request.store, period=period)
         return paginated(self, request, rows, lambda page: DayOutput(page, many=True).data)

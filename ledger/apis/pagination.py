@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework.pagination import LimitOffsetPagination
 
 DEFAULT_LIMIT = 50
@@ -18,5 +20,5 @@ class Pages(LimitOffsetPagination):
 def paginated(view, request, items, render):
     """One page of ``items`` rendered by ``render(page)``, in the paginated envelope."""
     pages = Pages()
-    page = pages.paginate_queryset(items, request, view=view)
+    page: list[Any] | None = pages.paginate_queryset(items, request, view=view)
     return pages.get_paginated_response(render(page))

@@ -21,7 +21,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, status
 from rest_framework.parsers import JSONParser
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -31,7 +30,7 @@ from ledger.apis.reads import PAGE_PARAMETERS, OrderOutput, page_of
 from ledger.errors import InvalidInput, InvalidLine
 from ledger.models import Receipt
 from ledger.services.receipts import MAX_KEY, MAX_LINES, Recorded, SaleLine
-from tenants.authentication import request_actor
+from tenants.authentication import StoreRequest, request_actor
 
 KEY_HEADER = "Idempotency-Key"
 ERROR = OpenApiResponse(description='`{"error": {"code", "message", "line"?, "field"?}}`')
@@ -126,7 +125,7 @@ def _lines(store, raw: Any) -> list[SaleLine]:
     return [_line(number, line, by_sku, by_barcode) for number, line in enumerate(raw, start=1)]
 
 
-def _body(request: Request) -> dict[str, Any]:
+def _body(request: StoreRequest) -> dict[str, Any]:
     if not isinstance(request.data, dict):
         raise InvalidInput(_("Send a JSON object with lines."))
     unknown = set(request.data) - {"lines", "external_id"}
@@ -173,7 +172,7 @@ class ReceiptListApi(APIView):
         ],
         responses={200: page_of(ReceiptOutput, "ReceiptPage"), 400: ERROR},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: StoreRequest) -> Response:
         query = ReceiptQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         receipts = selectors.receipt_list(store=request.store, **query.validated_data)
@@ -193,7 +192,7 @@ class ReceiptListApi(APIView):
                                                              {"barcode": "2000000000213", "qty": 1, "price": "5.50"}],
                                                    "external_id": "till-1-000123"}, request_only=True)],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: StoreRequest) -> Response:
         body = _body(request)
         recorded = services.sale_record(
             store=request.store,
@@ -207,7 +206,7 @@ class ReceiptListApi(APIView):
 
 class ReceiptDetailApi(APIView):
     @extend_schema(responses={200: ReceiptOutput, 404: ERROR})
-    def get(self, request: Request, receipt_id: int) -> Response:
+    def get(self, request: StoreRequest, receipt_id: int) -> Response:
         return Response(ReceiptOutput(selectors.receipt_get(store=request.store, receipt_id=receipt_id)).data)
 
 
@@ -232,7 +231,7 @@ class ReceiptRefundApi(APIView):
         responses={201: RecordedOutput, 200: RecordedOutput, 400: ERROR, 404: ERROR,
                    409: OpenApiResponse(description="Already refunded, not a sale, or the key was used for another.")},
     )
-    def post(self, request: Request, receipt_id: int) -> Response:
+    def post(self, request: StoreRequest, receipt_id: int) -> Response:
         lines = None
         if not self.void and isinstance(request.data, dict) and request.data.get("lines") is not None:
             lines = [(line.product, line.qty) for line in _lines(request.store, request.data["lines"])]
@@ -250,7 +249,7 @@ class ReceiptVoidApi(ReceiptRefundApi):
 
     @extend_schema(parameters=[KEY_PARAMETER], request=None,
                    responses={201: RecordedOutput, 200: RecordedOutput, 404: ERROR, 409: ERROR})
-    def post(self, request: Request, receipt_id: int) -> Response:
+    def post(self, request: StoreRequest, receipt_id: int) -> Response:
         return super().post(request, receipt_id)
 
 
@@ -274,7 +273,7 @@ class OrderReceiveApi(APIView):
         responses={200: OrderOutput, 400: ERROR, 404: ERROR,
                    409: OpenApiResponse(description="The order was already received or cancelled.")},
     )
-    def post(self, request: Request, order_id: int) -> Response:
+    def post(self, request: StoreRequest, order_id: int) -> Response:
         arrived = None
         if isinstance(request.data, dict) and request.data.get("lines") is not None:
             data = DeliveryInput(data=request.data)

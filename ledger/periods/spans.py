@@ -6,7 +6,6 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo
 
 from django.utils.translation import gettext as _
 
@@ -79,7 +78,7 @@ class Found:
 # Days and spans
 
 
-def local_midnight(day: dt.date, tz: ZoneInfo) -> dt.datetime:
+def local_midnight(day: dt.date, tz: dt.tzinfo) -> dt.datetime:
     """The instant a local day starts (through UTC, so a midnight in a DST gap is a real instant)."""
     return dt.datetime.combine(day, dt.time.min, tzinfo=tz).astimezone(dt.UTC).astimezone(tz)
 
@@ -87,6 +86,8 @@ def local_midnight(day: dt.date, tz: ZoneInfo) -> dt.datetime:
 def _span(first: dt.date, last: dt.date, *, now: dt.datetime, label: str, unit: str = "") -> Period:
     """The days ``first``..``last`` (inclusive); a span reaching today ends now and is running."""
     tz = now.tzinfo
+    if tz is None:
+        raise ValueError("now must be an aware datetime in the store's time zone")
     today = now.date()
     if first > today:
         raise PeriodError(_("That is still to come: I can only tell you about sales that have happened. ") + hint())

@@ -142,7 +142,7 @@ def catalog_plan(*, store: Store, table: Table, progress: Progress | None = None
     products = list(Product.objects.filter(store=store))
     existing = {product.sku: product for product in products}
     skus = {cells.get("sku", "").strip() for _row, cells, _wide in table.records}
-    taken, seen = _Taken(products, skus), {}
+    taken, seen = _Taken(products, skus), dict[str, int]()
     plan = []
     for index, (row, cells, wide) in enumerate(table.records, start=1):
         plan.append(_row_plan(row, cells, wide, existing, seen, taken))

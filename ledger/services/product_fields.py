@@ -12,7 +12,7 @@ shelf and position: a bare aisle number reads "Aisle 2", a bare shelf number "sh
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -220,7 +220,7 @@ COLUMNS: tuple[str, ...] = (
 EDITABLE = frozenset(COLUMNS)
 
 
-def clean(values: dict[str, object], *, errors: list[InvalidField] | None = None) -> dict[str, Any]:
+def clean(values: Mapping[str, object], *, errors: list[InvalidField] | None = None) -> dict[str, Any]:
     """Each given field cleaned; with ``errors`` every problem is collected there, else the first raises.
 
     Aliases are cleaned against the name when both are given; a reorder point above the par level

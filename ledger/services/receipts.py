@@ -52,7 +52,8 @@ class SaleLine:
 
     product: Product
     qty: int
-    unit_price: Decimal | None = None
+    # As given (a Decimal, or an amount as text or a whole number from a request); receipt_create checks it.
+    unit_price: Decimal | str | int | None = None
 
 
 @dataclass(frozen=True)
@@ -114,11 +115,11 @@ def _sale_lines(store: Store, lines: Sequence[SaleLine]) -> list[tuple[int, Sale
             price = None if line.unit_price is None else checks.money(line.unit_price, what="price")
         except (InvalidInput, InvalidQuantity) as exc:
             raise InvalidLine(line=number, field="price", reason=exc.message) from None
-        checked.append((number, SaleLine(product=line.product, qty=qty, unit_price=price)))
+        checked.append((number, price, SaleLine(product=line.product, qty=qty, unit_price=price)))
     # The same product at the same price twice is one line (numbered where it first appeared).
     merged: dict[tuple[int, Decimal | None], tuple[int, SaleLine]] = {}
-    for number, line in checked:
-        key = (line.product.pk, line.unit_price)
+    for number, price, line in checked:
+        key = (line.product.pk, price)
         if key in merged:
             first, earlier = merged[key]
             total = earlier.qty + line.qty
@@ -366,11 +367,11 @@ def _refundable(store: Store, sale: Receipt) -> dict[int, tuple[int, Decimal]]:
 
 def _refund_wanted(sale: Receipt, left: dict[int, tuple[int, Decimal]], lines: Lines | None) -> dict[int, int]:
     if lines is None:
-        wanted = {pk: units for pk, (units, _price) in left.items() if units > 0}
-        if not wanted:
+        everything = {pk: units for pk, (units, _price) in left.items() if units > 0}
+        if not everything:
             raise InvalidTransition(_("Everything on receipt #%(number)s was already given back.") % {"number": sale.number},
                                     status="refunded")
-        return wanted
+        return everything
     if isinstance(lines, (str, bytes)) or not lines:
         raise InvalidInput(_("A refund needs at least one line."))
     wanted: dict[int, int] = {}

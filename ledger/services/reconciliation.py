@@ -43,9 +43,9 @@ def day_reconcile(*, store: Store, actor: str, now: dt.datetime | None = None) -
             StockEntry.objects.filter(store=store, created_at__gte=start, created_at__lt=end)
             .exclude(reason=StockEntry.Reason.OPENING)
             .values("product_id")
-            .annotate(delta=Sum("after") - Sum("before"))
+            .annotate(net=Sum("after") - Sum("before"))
             .order_by()
-            .values_list("product_id", "delta")
+            .values_list("product_id", "net")
         )
         reconciliation = Reconciliation.objects.create(
             store=store,

@@ -40,10 +40,10 @@ logger = logging.getLogger(__name__)
 ReportKind = Literal["inventory", "sales"]
 
 
-def _kind(kind: object) -> str:
-    if kind not in ReportDelivery.Kind.values:
-        raise InvalidInput(_("The report is either the inventory report or the sales report."))
-    return str(kind)
+def _kind(kind: object) -> ReportKind:
+    if kind == "inventory" or kind == "sales":
+        return kind
+    raise InvalidInput(_("The report is either the inventory report or the sales report."))
 
 
 def _inventory_context(store: Store) -> dict[str, Any]:

@@ -51,13 +51,13 @@ class DatabaseWrapper(postgresql.DatabaseWrapper):
 
     def _rollback(self) -> None:
         try:
-            return super()._rollback()
+            return super()._rollback()  # type: ignore[misc]  # django-stubs leaves out the private _rollback
         finally:
             self._rls_applied = None
 
     def _savepoint_rollback(self, sid) -> None:
         try:
-            super()._savepoint_rollback(sid)
+            super()._savepoint_rollback(sid)  # type: ignore[misc]  # and _savepoint_rollback
         finally:
             self._rls_applied = None
 

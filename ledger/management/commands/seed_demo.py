@@ -167,7 +167,11 @@ def _delete(store: Store) -> None:
     with use_store(store):
         photos = [name for name in Product.objects.filter(store=store).values_list("photo", flat=True) if name]
     store_delete(store=store, actor=ACTOR)
-    transaction.on_commit(lambda: [default_storage.delete(name) for name in photos])
+    def delete_photos() -> None:
+        for name in photos:
+            default_storage.delete(name)
+
+    transaction.on_commit(delete_photos)
 
 
 def _message(exc: Exception) -> str:
