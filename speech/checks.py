@@ -6,10 +6,8 @@ from __future__ import annotations
 from django.core.checks import Error, register
 from django.core.exceptions import ImproperlyConfigured
 
-from shelfwise.env import env_choice
-
 from .config import speech_settings
-from .voice import ENGINES
+from .voice import configured_engine
 
 
 @register()
@@ -21,7 +19,7 @@ def check_speech_settings(app_configs=None, **kwargs):
         errors.append(Error(f"Speech recognition settings: {exc}", id="speech.E001",
                             hint="See speech/config.py for every SHELFWISE_STT_* and SHELFWISE_VAD_* setting."))
     try:
-        env_choice("SHELFWISE_TTS", "piper", ENGINES)
+        configured_engine()
     except ImproperlyConfigured as exc:
         errors.append(Error(f"The assistant's voice: {exc}", id="speech.E002"))
     return errors

