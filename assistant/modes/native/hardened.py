@@ -450,10 +450,15 @@ _DESCRIBED = {
 }
 
 
+def _said(reply: str) -> set[str]:
+    """The numbers a reply says (digits, words, spoken prices), with the whole part of each decimal."""
+    said = {canonical(value) for value in said_values(reply)}
+    return said | {number.split(".")[0] for number in said}
+
+
 def _missing_write_facts(step: common.Step, reply: str) -> str:
     """What a reply must repeat from a write the turn made (empty when it does): the owner approves what they hear."""
-    said = {canonical(value) for value in said_values(reply)}
-    said |= {number.split(".")[0] for number in said}
+    said = _said(reply)
     if step.name == "place_reorder" and step.data.get("lines"):
         wanted = [str(line["qty"]) for line in step.data["lines"]] if len(step.data["lines"]) == 1 else []
         total = numbers_in(str(step.data.get("estimatedTotal", "")))
@@ -467,8 +472,7 @@ def _missing_write_facts(step: common.Step, reply: str) -> str:
 
 def _missing_fact(product: dict[str, Any], ask: str, reply: str) -> tuple[str, str] | None:
     """(what, value) when the reply leaves out the product fact the owner asked for."""
-    said = {canonical(value) for value in said_values(reply)}
-    said |= {number.split(".")[0] for number in said}
+    said = _said(reply)
     if ask in ("count", "available") and product.get("stock") is not None:
         if ask == "available" and product["stock"] == 0:
             return None
