@@ -42,7 +42,7 @@ from assistant.types import (
     TurnResult,
 )
 from audit.models import Record
-from audit.turns import event_record, model_call_record, turn_finish, turn_start
+from audit.turns import event_record, model_call_record, turn_finish, turn_start, turn_transaction
 from ledger import selectors
 from ledger.errors import LedgerError
 from ledger.services import draft_decline
@@ -129,7 +129,7 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
     outcome: ModeOutcome | None = None
     with use_store(store), model_log.collect(on_record=lambda exchange: model_call_record(turn=audit_turn, exchange=exchange)):
         try:
-            with transaction.atomic():
+            with turn_transaction(audit_turn):  # on failure the ledger rolls back and the turn's records stay
                 conversation = conversation_for(store=store, key=conversation.key, mode=mode_name)
                 outcome = _run(store, turn, text, conversation, audit_turn, clock, result, REFUSAL, get_guard)
                 _remember(conversation, index, outcome, offered=heard.offered_words(turn.transcript, outcome))

@@ -149,7 +149,7 @@ def count_updated(result: Mapping[str, Any]) -> str:
 
 
 def report_sent(result: Mapping[str, Any]) -> str:
-    return f"I've emailed the {result['report']} report to {result['to']}."
+    return f"The {result['report']} report is on its way to {result['to']}."
 
 
 # ---------------------------------------------------------------------------------------------

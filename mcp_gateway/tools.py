@@ -8,11 +8,13 @@ from another store's catalog finds nothing.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.utils.translation import gettext as _
 
 from audit.models import Channel
@@ -276,17 +278,24 @@ def _draft_new(call: ToolCall, *, note: str) -> dict[str, Any]:
 
 
 def _report(call: ToolCall, kind: ReportKind) -> dict[str, Any]:
-    deliveries = services.report_send(
-        store=call.store, kind=kind, actor=call.caller.actor, to=call.arguments.get("to") or None
-    )
-    first = deliveries[0]
-    return {
-        "sent": True,
-        "report": first.kind,
-        "to": ", ".join(delivery.recipient for delivery in deliveries),
-        "subject": first.subject,
-        "sentAt": first.sent_at.isoformat(),
-    }
+    """Check where the report may go now, and email it only once the call's transaction commits.
+
+    A turn that fails after this call rolls back, and then nothing is sent: the email cannot
+    outlive the books it reports on. The send runs as ``report_email_task`` (at most once per key,
+    retried when the mail server refuses).
+    """
+    to = call.arguments.get("to") or None
+    recipients = services.report_recipients(store=call.store, kind=kind, to=to)
+    key = f"tool:{uuid.uuid4().hex}"
+    store_id, actor = call.store.pk, call.caller.actor
+
+    def send() -> None:
+        from worker.tasks import report_email_task
+
+        report_email_task.delay(store_id=store_id, kind=kind, key=key, actor=actor, to=to)
+
+    transaction.on_commit(send, robust=True)  # robust: a broker or mail failure is logged, never the caller's 500
+    return {"queued": True, "report": kind, "to": ", ".join(recipients), "key": key}
 
 
 def send_inventory_report(call: ToolCall) -> dict[str, Any]:

@@ -174,6 +174,56 @@ def test_a_turn_that_fails_midway_reports_an_error_and_rolls_the_ledger_back(api
     assert _stock(demo, "Atta") != 15
 
 
+def test_a_failed_turn_keeps_its_model_and_tool_call_records_marked_as_rolled_back(api_client, demo, router, monkeypatch):
+    from assistant import replies
+
+    def explode(request):
+        raise RuntimeError("boom")
+
+    router.add({"action": "update_count", "item": "atta"})
+    monkeypatch.setattr(replies, "count_updated", explode)
+    answer = _say(api_client, "we actually have fifteen bags of atta")
+    audit = api_client.get("/api/v1/audit", {"conversation": answer["conversation"]}).json()
+    turn = audit["turns"][0]
+    assert turn["outcome"] == "error"
+    names = [record["name"] for record in turn["records"]]
+    assert "router" in names and "update_inventory" in names, names
+    assert names[-1] == "error"
+    write = next(record for record in turn["records"] if record["name"] == "update_inventory")
+    assert write["sql"], "the rolled-back call's SQL statements are kept too"
+    assert write["data"]["rolled_back"] is True, "the record says its change did not stay"
+    assert _stock(demo, "Atta") != 15
+
+
+def test_a_report_asked_for_in_a_turn_is_emailed_once_the_turn_commits(
+    api_client, demo, owner, router, mailoutbox, django_capture_on_commit_callbacks
+):
+    router.add({"action": "email_report", "kind": "inventory"})
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = _say(api_client, "email me the inventory report")
+    assert answer["reply"] == "The inventory report is on its way to alice@example.com."
+    assert [message.to for message in mailoutbox] == [["alice@example.com"]]
+
+
+def test_a_turn_that_fails_after_asking_for_a_report_sends_no_email(
+    api_client, demo, owner, router, mailoutbox, monkeypatch, django_capture_on_commit_callbacks
+):
+    from assistant import replies
+
+    def explode(result):
+        raise RuntimeError("boom")
+
+    router.add({"action": "email_report", "kind": "inventory"})
+    monkeypatch.setattr(replies, "report_sent", explode)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = _say(api_client, "email me the inventory report")
+    assert "Nothing was changed" in answer["reply"]
+    assert mailoutbox == [], "the email waits for the turn's commit, which never came"
+    audit = api_client.get("/api/v1/audit", {"conversation": answer["conversation"]}).json()
+    send = next(record for record in audit["turns"][0]["records"] if record["name"] == "send_inventory_report")
+    assert send["data"]["rolled_back"] is True
+
+
 def test_every_model_call_and_tool_call_is_audited_in_order(api_client, demo, router):
     router.add({"action": "find_product", "item": "haldi", "ask": "price"})
     answer = _say(api_client, "how much is the haldi")

@@ -729,7 +729,7 @@ def report(env: Env, convo: Convo) -> None:
     convo.owner(speechify(rng.choice(REPORT_INVENTORY if kind == "inventory" else REPORT_SALES), rng))
     tool = "send_inventory_report" if kind == "inventory" else "send_sales_report"
     ok, data = convo.call(tool, {})
-    convo.answer(f"I've emailed the {data['report']} report to {data['to']}." if ok else answer_error(data, ok))
+    convo.answer(replies.report_sent(data) if ok else answer_error(data, ok))
 
 
 def demo(env: Env, convo: Convo) -> None:

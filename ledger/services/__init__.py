@@ -26,7 +26,7 @@ from ledger.services.reorders import (
     draft_decline,
     drafts_expire,
 )
-from ledger.services.reports import report_render, report_send
+from ledger.services.reports import report_recipients, report_render, report_send
 from ledger.services.shelf_photos import product_photo_set
 from ledger.services.stock import stock_set
 
@@ -50,6 +50,7 @@ __all__ = [
     "receipt_create",
     "receipt_refund",
     "receipts_import",
+    "report_recipients",
     "report_render",
     "report_send",
     "sale_record",

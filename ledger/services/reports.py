@@ -157,6 +157,20 @@ def _recipients(store: Store, to: str | None) -> list[str]:
     )
 
 
+def report_recipients(*, store: Store, kind: ReportKind, to: str | None = None) -> list[str]:
+    """Where ``report_send`` would email this report now, without sending it (a caller that sends later asks first).
+
+    Raises:
+        ReportDisabled: the sales report is switched off on this deployment.
+        RecipientNotAllowed: no verified owner, ``to`` is not allowed, or nowhere to send.
+        InvalidInput: unknown kind or a malformed address.
+    """
+    kind = _kind(kind)
+    if kind == ReportDelivery.Kind.SALES and not settings.SALES_REPORT_EMAIL_ENABLED:
+        raise ReportDisabled(_("Emailing the sales report is switched off here. The sales figures are still on the dashboard."))
+    return _recipients(store, to)
+
+
 def report_send(
     *, store: Store, kind: ReportKind, actor: str, to: str | None = None, now: dt.datetime | None = None
 ) -> list[ReportDelivery]:
@@ -174,9 +188,7 @@ def report_send(
     actor = checks.actor_of(actor)
     kind = _kind(kind)
     at = checks.moment(now)
-    if kind == ReportDelivery.Kind.SALES and not settings.SALES_REPORT_EMAIL_ENABLED:
-        raise ReportDisabled(_("Emailing the sales report is switched off here. The sales figures are still on the dashboard."))
-    recipients = _recipients(store, to)
+    recipients = report_recipients(store=store, kind=kind, to=to)
     subject, text, html = report_render(store=store, kind=kind, now=at)
     message = EmailMultiAlternatives(subject=subject, body=text, from_email=settings.DEFAULT_FROM_EMAIL, to=recipients)
     message.attach_alternative(html, "text/html")
