@@ -135,3 +135,10 @@ def _roomy_api_throttles(monkeypatch):
     from shelfwise.throttling import CallerRateThrottle
 
     monkeypatch.setattr(CallerRateThrottle, "THROTTLE_RATES", {"turns": "10000/min", "writes": "10000/min"})
+
+
+@pytest.fixture(autouse=True)
+def _roomy_voice_sockets(settings):
+    """Voice socket slots live in the cache too: other tests get a roomy cap;
+    assistant/tests/test_voice_socket_limits.py sets a tight one and checks it."""
+    settings.VOICE_SOCKETS_PER_USER = 100

@@ -16,11 +16,15 @@ import logging
 from typing import Any
 
 import numpy as np
+from asgiref.sync import sync_to_async
 from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from assistant import socket_slots
+from assistant.socket_slots import slot_limit, slot_release, slot_renew, slot_take
 from assistant.tasks import TURN_FAILED, failure_events
 from assistant.types import Mode
+from shelfwise.throttling import turn_charge, user_ident
 from speech.config import SAMPLE_RATE, speech_settings
 from speech.decode import EMPTY, MAX_RATE, MIN_RATE, AudioFormat, resample
 from speech.vad import UtteranceDetector, VadEvent
@@ -33,6 +37,7 @@ logger = logging.getLogger(__name__)
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
+CLOSE_TOO_MANY = 4429
 MAX_TEXT_FRAME = 4_096  # bytes of one JSON control frame
 MAX_AUDIO_FRAME = 256 * 1024  # bytes of one binary frame (100 ms of PCM16 is 3.2 KB)
 MAX_ENCODED_BYTES = 4 * 1024 * 1024  # a whole webm/ogg/wav utterance
@@ -49,6 +54,8 @@ BUSY = "Still answering your last request. Please wait a moment."
 NOT_LISTENING = "Say start before sending audio or ending an utterance."
 NO_SPEECH = "I didn't hear anything. Please try again."
 TOO_LARGE = "That message was too large."
+THROTTLED = "You're asking faster than I can keep up. Please wait {wait}, then try again."
+TOO_MANY_SOCKETS = "Voice is already open in {limit} windows or devices. Close one, then try again."
 
 
 class ProtocolError(Exception):
@@ -127,8 +134,18 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         ``speech``: ``index``, ``count``, ``format: ogg``, ``audio_b64`` per sentence of the reply, or
         ``speech_error``) and ``done`` with ``result``.
         A refused request gets ``error`` (code, message) and ``done`` with ``result: null``.
-    Not signed in closes with 4401, not a member of the store with 4403, before anything is read.
+    Not signed in closes with 4401, not a member of the store with 4403, before anything is read; a
+    user who already has ``VOICE_SOCKETS_PER_USER`` sockets open gets ``error`` (``too_many_sockets``)
+    and a close with 4429.
     """
+
+    async def __call__(self, scope, receive, send) -> None:
+        self.slot: str | None = None
+        self.heartbeat: asyncio.Task | None = None
+        try:
+            await super().__call__(scope, receive, send)
+        finally:  # however the socket ends (closed, dropped, the consumer crashed), its slot is freed
+            await self._slot_free()
 
     async def connect(self) -> None:
         self.store = None
@@ -149,11 +166,43 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         except StoreNotFound:
             await self.close(code=CLOSE_FORBIDDEN)
             return
+        if not await self._slot_hold(user):
+            return
         self.actor = f"user:{user.pk}"
+        self.budget = user_ident(user)  # the same turn budget as the user's POST /api/v1/turns
         # Removing this member from the store closes this socket at once (tenants.members.member_remove).
         self.member_group = member_group(user_id=user.pk, store_id=self.store.pk)
         await self.channel_layer.group_add(self.member_group, self.channel_name)
         await self._send({"type": "ready", "store": self.store.slug})
+
+    async def _slot_hold(self, user: Any) -> bool:
+        self.slot = await slot_take(user_id=user.pk, holder=self.channel_name)
+        if self.slot is None:
+            self.store = None
+            message = TOO_MANY_SOCKETS.format(limit=slot_limit())
+            await self._send({"type": "error", "code": "too_many_sockets", "message": message})
+            await self.close(code=CLOSE_TOO_MANY)
+            return False
+        self.heartbeat = asyncio.ensure_future(self._heartbeat(self.slot))
+        return True
+
+    async def _heartbeat(self, slot: str) -> None:
+        while True:
+            await asyncio.sleep(socket_slots.HEARTBEAT_S)
+            try:
+                await slot_renew(slot, holder=self.channel_name)
+            except Exception:  # noqa: BLE001 - a cache hiccup: the next beat tries again
+                logger.warning("Voice socket slot %s not renewed", slot, exc_info=True)
+
+    async def _slot_free(self) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
+        slot, self.slot = self.slot, None
+        if slot is not None:
+            try:
+                await slot_release(slot, holder=self.channel_name)
+            except Exception:  # noqa: BLE001 - the slot's expiry frees it instead
+                logger.warning("Voice socket slot %s not released", slot, exc_info=True)
 
     async def access_revoked(self, event: dict[str, Any]) -> None:
         self.store = None
@@ -219,6 +268,7 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         self.turn_mode = _mode(message.get("mode"))
         self.turn_conversation = _conversation(message.get("conversation"))
         self.server_voice = _voice(message.get("voice"))
+        await self._charge_turn()
         settings = speech_settings()
         self._reset_audio()
         self.audio_format, self.sample_rate = audio_format, rate
@@ -285,10 +335,18 @@ class VoiceConsumer(AsyncWebsocketConsumer):
             raise ProtocolError("bad_request", "Say or type something first.")
         if len(text) > MAX_TEXT:
             raise ProtocolError("too_large", f"Please keep a request under {MAX_TEXT} characters.")
+        mode, voice = _mode(message.get("mode")), _voice(message.get("voice"))
+        conversation = _conversation(message.get("conversation"))
+        await self._charge_turn()
         self.listening = False
         self._reset_audio()
-        await self._run(text=text, mode=_mode(message.get("mode")), conversation=_conversation(message.get("conversation")),
-                        voice=_voice(message.get("voice")))
+        await self._run(text=text, mode=mode, conversation=conversation, voice=voice)
+
+    async def _charge_turn(self) -> None:
+        """Count a turn (typed, or an utterance at its start) against the user's turn rate."""
+        wait = await sync_to_async(turn_charge, thread_sensitive=False)(self.budget)
+        if wait is not None:
+            raise ProtocolError("throttled", THROTTLED.format(wait=f"{wait} second{'' if wait == 1 else 's'}"))
 
     def _check_idle(self) -> None:
         if self.busy:

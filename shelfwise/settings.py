@@ -325,6 +325,8 @@ DRAFT_TTL_MINUTES = env_int("DRAFT_TTL_MINUTES", 60, minimum=1, maximum=7 * 24 *
 TOKEN_RATE_LIMIT_PER_MINUTE = env_int("TOKEN_RATE_LIMIT_PER_MINUTE", 120, minimum=1)
 # How long an MCP idempotency key (per credential) replays its first result.
 IDEMPOTENCY_KEY_TTL_HOURS = env_int("IDEMPOTENCY_KEY_TTL_HOURS", 24, minimum=1, maximum=24 * 30)
+# Voice sockets (/ws/stores/<slug>/voice) one user may hold open at once, across their stores.
+VOICE_SOCKETS_PER_USER = env_int("VOICE_SOCKETS_PER_USER", 4, minimum=1, maximum=100)
 # The public shelf finder: lookups per minute per client address and store.
 SHELF_FINDER_RATE_PER_MINUTE = env_int("SHELF_FINDER_RATE_PER_MINUTE", 30, minimum=1)
 # The router's fast path (assistant/matcher): the business type's templates and an embedding head

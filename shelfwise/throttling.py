@@ -4,6 +4,10 @@ Two budgets, counted in Django's cache: ``turns`` (assistant turns, ``POST /api/
 may run a model) and ``writes`` (every other unsafe method). Reads are not throttled here (the
 MCP gateway and the shelf finder have their own limits). A caller over a budget gets 429 with a
 ``Retry-After`` and a sentence saying how long to wait.
+
+Turns that do not come through DRF (the voice socket, Alexa) count against the same ``turns``
+budget and cache key with ``turn_charge``, so a caller's turns are counted once whichever way
+they come.
 """
 
 from __future__ import annotations
@@ -43,9 +47,40 @@ class CallerRateThrottle(SimpleRateThrottle):
 
     def get_cache_key(self, request, view) -> str | None:
         if isinstance(request.auth, StoreToken):
-            ident = f"token:{request.auth.prefix}"
+            ident = token_ident(request.auth)
         elif request.user is not None and request.user.is_authenticated:
-            ident = f"user:{request.user.pk}"
+            ident = user_ident(request.user)
         else:
             return None  # refused by authentication anyway
         return f"throttle:{self.scope}:{ident}"
+
+
+def token_ident(token: StoreToken) -> str:
+    """Whose budget a store token's (or OAuth connection's) calls count against."""
+    return f"token:{token.prefix}"
+
+
+def user_ident(user) -> str:
+    """Whose budget a signed-in user's calls count against."""
+    return f"user:{user.pk}"
+
+
+class _TurnBudget(CallerRateThrottle):
+    """The ``turns`` budget for one caller, outside a DRF request."""
+
+    def __init__(self, ident: str) -> None:
+        self.ident = ident
+
+    def _scope(self, request, view) -> str:
+        return "turns"
+
+    def get_cache_key(self, request, view) -> str:
+        return f"throttle:{self.scope}:{self.ident}"
+
+
+def turn_charge(ident: str) -> int | None:
+    """Count one turn for ``ident`` (``token_ident``, ``user_ident``): None if allowed, else seconds to wait."""
+    budget = _TurnBudget(ident)
+    if budget.allow_request(None, None):
+        return None
+    return max(int(budget.wait() or 1), 1)
