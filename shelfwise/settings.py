@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "django_celery_results",
     "worker",
+    "alerts",
     "inference",
     "speech",
     "assistant",
@@ -181,12 +182,18 @@ CELERY_BROKER_CONNECTION_TIMEOUT = env_float("CELERY_BROKER_CONNECTION_TIMEOUT",
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(CELERY_BROKER_URL, DATA_DIR)
+# Alerts (alerts/checks.py): how often each store is checked, the hour (store time) a day is
+# compared with its usual, and how long a pending draft waits before the owner is told.
+ALERT_CHECK_SECONDS = env_int("ALERT_CHECK_SECONDS", 600, minimum=60)
+ALERT_DAY_HOUR = env_int("ALERT_DAY_HOUR", 17, minimum=1, maximum=23)
+ALERT_DRAFT_WAIT_MINUTES = env_int("ALERT_DRAFT_WAIT_MINUTES", 30, minimum=1)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Platform tasks; each store's daily reports get their own schedule (worker.schedules).
 CELERY_BEAT_SCHEDULE = {
     "drafts-expire": {"task": "worker.tasks.drafts_expire_task", "schedule": 60.0},
     "report-schedules-sync": {"task": "worker.tasks.report_schedules_sync_task", "schedule": 300.0},
     "turn-jobs-reap": {"task": "worker.tasks.turn_jobs_reap_task", "schedule": 60.0},
+    "alerts-check": {"task": "alerts.tasks.alerts_check_task", "schedule": float(ALERT_CHECK_SECONDS)},
 }
 DJANGO_CELERY_RESULTS_TASK_ID_MAX_LENGTH = 191
 # How long POST /api/v1/turns waits for the worker before answering 202 with the job's status URL.

@@ -110,7 +110,12 @@ def report_dispatch(
 
 
 def report_dispatch_give_up(*, key: str, error: str) -> None:
-    """After the last retry: the report did not go and will not be tried again."""
-    ReportDispatch.objects.filter(key=key, status=ReportDispatch.Status.PENDING).update(
+    """After the last retry: the report did not go and will not be tried again; the owner is alerted."""
+    from alerts.checks import report_failed_alert
+
+    given_up = ReportDispatch.objects.filter(key=key, status=ReportDispatch.Status.PENDING).update(
         status=ReportDispatch.Status.FAILED, error=error[:500], updated_at=timezone.now()
     )
+    dispatch = ReportDispatch.objects.select_related("store").filter(key=key).first() if given_up else None
+    if dispatch is not None:
+        report_failed_alert(store=dispatch.store, key=key, error=dispatch.error, at=dispatch.updated_at)

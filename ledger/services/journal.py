@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from ledger.models import Product, StockEntry
+from ledger.signals import stock_changed
 
 
 def journal_append(
@@ -23,4 +24,5 @@ def journal_append(
     )
     product.stock = after
     product.save(update_fields=["stock", "updated_at"])
+    stock_changed.send(sender=StockEntry, entry=entry, product=product)
     return entry
