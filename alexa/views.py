@@ -28,6 +28,7 @@ from assistant.modes.router.prompt import router_pack
 from assistant.types import Mode, TurnResult
 from audit.models import Channel
 from identity.credentials import credential_authenticate
+from shelfwise.throttling import token_ident, turn_charge
 from tenants.errors import InvalidToken, MissingScope
 from tenants.models import Store, StoreToken
 from worker.turns import push_reaches_web, turn_submit
@@ -51,6 +52,8 @@ GOODBYE = "Goodbye."
 SORRY = "Sorry, something went wrong on my side. Nothing was changed; please try again."
 CONFIRM_PROMPT = "Should I place that order? Say yes or no."
 STILL_WORKING = "That's taking me longer than usual. Ask me again in a moment."
+# Over the linked token's turn rate: Alexa treats a non-200 as a broken skill, so this is an answer.
+SLOW_DOWN = "You're asking faster than I can keep up. Try again in a minute."
 # Alexa waits about eight seconds for an answer; the turn's worker gets most of them.
 ALEXA_TURN_WAIT_S = 6.5
 TURN_FIELDS = {"conversation", "turn", "mode", "transcript", "normalized", "guard", "action", "tool_calls", "reply",
@@ -140,7 +143,13 @@ def _linked_token(payload: dict[str, Any]) -> StoreToken | None:
 
 
 def _turn(payload: dict[str, Any], *, store: Store, token: StoreToken, text: str) -> dict[str, Any]:
-    """The owner's words as a turn on a worker; Alexa hears its reply, or a "still working" within its deadline."""
+    """The owner's words as a turn on a worker; Alexa hears its reply, or a "still working" within its deadline.
+
+    Each turn counts against the linked token's ``API_TURNS_RATE`` (the budget its ``POST /api/v1/turns``
+    uses too); over it, nothing runs and Alexa hears ``SLOW_DOWN``.
+    """
+    if turn_charge(token_ident(token)) is not None:
+        return _say(store, SLOW_DOWN, end_session=False)
     notify = async_to_sync(get_channel_layer().new_channel)() if push_reaches_web() else None
     job = turn_submit(
         store=store, channel=Channel.ALEXA.value, mode=Mode.ROUTER.value, actor=f"token:{token.prefix}", text=text,
