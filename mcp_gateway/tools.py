@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from audit.models import Channel
 from ledger import selectors, services
 from ledger.errors import LedgerError
+from ledger.matching import names_for_write
 from ledger.models import Product, ReorderDraft, StockEntry
 from ledger.services.reports import ReportKind
 from mcp_gateway.policy import ToolCall
@@ -92,23 +93,29 @@ def _not_found(text: str) -> ToolFailure:
 
 
 def _one_product(call: ToolCall, text: str) -> Product:
-    """The single product ``text`` means; for writes an ambiguous name is refused, never guessed.
+    """The single product ``text`` names, for a write: an unclear or ambiguous name is refused, never guessed.
+
+    Of the products the words could mean, exactly one must be named by them (``names_for_write``):
+    "cocnut milk" writes to Coconut milk though Coconut oil is close; "milk" finds only Coconut milk,
+    yet a write to it is refused with the name to confirm.
 
     Raises:
-        ToolFailure: no product matches, or several do.
+        ToolFailure: no product matches, or not exactly one of those that do is named.
     """
     found = _candidates(call, text)
     if not found:
         raise _not_found(text)
-    if len(found) > 1:
-        names = [product.name for product in found]
-        raise ToolFailure(
-            "ambiguous_product",
-            _("'%(text)s' could mean %(names)s. Ask the owner which one, then call again with its exact name.")
-            % {"text": text, "names": ", ".join(names[:-1]) + _(" or ") + names[-1]},
-            matches=names,
-        )
-    return found[0]
+    named = [product for product in found if names_for_write(text, [product.name, *map(str, product.aliases or ())])]
+    if len(named) == 1:
+        return named[0]
+    names = [product.name for product in found]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + _(" or ") + names[-1]
+    raise ToolFailure(
+        "ambiguous_product",
+        _("'%(text)s' could mean %(names)s. Ask the owner which one, then call again with its exact name.")
+        % {"text": text, "names": listed},
+        matches=names,
+    )
 
 
 def get_inventory(call: ToolCall) -> dict[str, Any]:

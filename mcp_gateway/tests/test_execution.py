@@ -237,3 +237,32 @@ def test_concurrent_calls_with_one_key_run_once(shop):
     assert results[0].data["draftId"] == results[1].data["draftId"]
     with use_store(shop):
         assert ReorderDraft.objects.filter(store=shop).count() == 1
+
+
+def test_a_write_to_a_product_the_words_only_could_mean_is_refused_with_its_name(store, owner):
+    install_demo_catalog(store=store)
+    before = stock_of(store, "Coconut milk")
+
+    milk = execute_tool("update_inventory", {"item": "milk", "stock": 3, "expectedStock": before}, store=store, caller=ASSISTANT)
+    order = execute_tool("place_reorder", {"items": [{"item": "milk", "qty": 4}], "confirmed": False}, store=store,
+                         caller=ASSISTANT)
+    looked_up = execute_tool("get_inventory", {"item": "milk"}, store=store, caller=ASSISTANT)
+
+    assert milk.data["error"] == "ambiguous_product" and "'milk' could mean Coconut milk" in milk.message
+    assert order.data["error"] == "ambiguous_product"
+    assert stock_of(store, "Coconut milk") == before
+    with use_store(store):
+        assert not ReorderDraft.objects.filter(store=store).exists()
+    assert looked_up.ok and looked_up.data["product"]["name"] == "Coconut milk", "a read still answers with the best match"
+
+
+@pytest.mark.parametrize("words", ["Coconut milk", "COCONUT MILK", "cocnut milk", "coconut milks"])
+def test_a_write_to_a_product_named_by_its_first_words_or_a_near_spelling_goes_through(store, owner, words):
+    install_demo_catalog(store=store)
+    before = stock_of(store, "Coconut milk")
+
+    result = execute_tool("update_inventory", {"item": words, "stock": before + 1, "expectedStock": before}, store=store,
+                          caller=ASSISTANT)
+
+    assert result.ok, result.message
+    assert stock_of(store, "Coconut milk") == before + 1
