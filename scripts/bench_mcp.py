@@ -28,6 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -74,7 +75,7 @@ def _summary(samples: list[float]) -> str:
     return f"median {statistics.median(ordered):7.3f} ms   p95 {p95:7.3f} ms"
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=300, help="calls per measurement (default 300)")
     parser.add_argument("--concurrency", type=int, default=8, help="concurrent HTTP callers (default 8)")
@@ -84,24 +85,18 @@ def main() -> None:
         help="where the throwaway SQLite database goes (default: the system's temporary folder; /dev/shm "
         "leaves out the disk's fsync time)",
     )
-    args = parser.parse_args()
-    _configure(args.data_dir)
+    return parser.parse_args()
 
-    import anyio
-    import httpx2
+
+def _bench_store():
+    """A migrated database with one demo store; returns (store, its owner, a raw MCP token, its caller)."""
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
-    from django.db import connection, connections
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
 
-    from ledger import selectors, services
     from ledger.demo import install_demo_catalog
-    from ledger.models import Product
-    from mcp_gateway.execution import execute_tool
     from mcp_gateway.policy import Caller
     from tenants.context import use_store
-    from tenants.services import store_create, store_delete, token_create
+    from tenants.services import store_create, token_create
 
     call_command("migrate", verbosity=0)
     slug = f"bench-{os.getpid()}"
@@ -110,12 +105,31 @@ def main() -> None:
     with use_store(store):
         install_demo_catalog(store=store)
     token, raw = token_create(store=store, name="bench", scopes=["mcp"])
-    caller = Caller.for_token(token)
-    n = args.calls
-    print(f"Shelfwise MCP gateway benchmark: {connection.vendor}, demo store of 38 products, {n} calls per figure")
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
+    return store, owner, raw, Caller.for_token(token)
 
-    # -- in process: the ledger directly against the gateway ---------------------------------------
+
+class _Ghee:
+    """The count the next write expects: every write raises Ghee's count by one."""
+
+    def __init__(self, store) -> None:
+        from ledger.models import Product
+        from tenants.context import use_store
+
+        with use_store(store):
+            self.count = Product.objects.get(store=store, name="Ghee").stock
+
+    def write(self) -> dict[str, int]:
+        arguments = {"item": "Ghee", "stock": self.count + 1, "expectedStock": self.count}
+        self.count += 1
+        return arguments
+
+
+def _in_process(store, caller, ghee: _Ghee, n: int) -> dict[str, float]:
+    """The ledger called directly against the same work through ``execute_tool``; prints and returns medians."""
+    from ledger import selectors, services
+    from mcp_gateway.execution import execute_tool
+    from tenants.context import use_store
+
     def direct_read() -> None:
         with use_store(store):
             assert selectors.product_by_name(store=store, name="gur") is not None
@@ -123,38 +137,24 @@ def main() -> None:
     def gateway_read() -> None:
         assert execute_tool("get_inventory", {"item": "gur"}, store=store, caller=caller).ok
 
-    with use_store(store):
-        counts = {"direct": Product.objects.get(store=store, name="Ghee").stock}
-
     def direct_write() -> None:
         # The same work the tool does: find the product by name, then compare-and-set its count.
-        current = counts["direct"]
+        arguments = ghee.write()
         with use_store(store):
             found = selectors.product_by_name(store=store, name="Ghee")
-            services.stock_set(store=store, product=found, count=current + 1, expected=current, actor="system:bench")
-        counts["direct"] = current + 1
+            services.stock_set(store=store, product=found, count=arguments["stock"], expected=arguments["expectedStock"],
+                               actor="system:bench")
 
     def gateway_write() -> None:
-        current = counts["direct"]
-        result = execute_tool(
-            "update_inventory", {"item": "Ghee", "stock": current + 1, "expectedStock": current}, store=store, caller=caller
-        )
+        result = execute_tool("update_inventory", ghee.write(), store=store, caller=caller)
         assert result.ok, result.message
-        counts["direct"] = current + 1
 
     keys = iter(range(10**9))
 
     def gateway_keyed_write() -> None:
-        current = counts["direct"]
-        result = execute_tool(
-            "update_inventory",
-            {"item": "Ghee", "stock": current + 1, "expectedStock": current},
-            store=store,
-            caller=caller,
-            idempotency_key=f"bench-{next(keys)}",
-        )
+        result = execute_tool("update_inventory", ghee.write(), store=store, caller=caller,
+                              idempotency_key=f"bench-{next(keys)}")
         assert result.ok, result.message
-        counts["direct"] = current + 1
 
     rows: dict[str, list[float]] = {}
     rows["read   ledger direct (product_by_name)"], rows["read   execute_tool(get_inventory)"] = _paired(
@@ -173,14 +173,18 @@ def main() -> None:
     key_extra = medians["write  execute_tool(update_inventory, key)"] - medians["write  execute_tool(update_inventory)"]
     print(f"  gateway overhead per call: read {read_overhead:.3f} ms, write {write_overhead:.3f} ms, "
           f"idempotency key +{key_extra:.3f} ms\n")
+    return medians
 
-    # -- over HTTP: the official client against uvicorn ----------------------------------------------
+
+def _server() -> tuple[subprocess.Popen, str]:
+    """The ASGI app under uvicorn in its own process (one worker), so client and server share no GIL."""
+    from django.db import connections
+
     connections.close_all()  # the server's worker thread has the database to itself
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()
-    # The server in its own process (one uvicorn worker), so client and server do not share a GIL.
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "shelfwise.asgi:application", "--host", "127.0.0.1", "--port", str(port),
          "--lifespan", "on", "--log-level", "error", "--no-access-log"],
@@ -191,62 +195,73 @@ def main() -> None:
     while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
+            return server, f"http://127.0.0.1:{port}/mcp"
         except OSError:
             if time.monotonic() > deadline or server.poll() is not None:
                 raise SystemExit("The benchmark server did not start.") from None
             time.sleep(0.05)
-    url = f"http://127.0.0.1:{port}/mcp"
 
-    async def over_http() -> dict[str, list[float] | float]:
-        headers = {"Authorization": f"Bearer {raw}"}
-        limits = httpx2.Limits(max_connections=args.concurrency * 2, max_keepalive_connections=args.concurrency * 2)
-        async with (
-            httpx2.AsyncClient(headers=headers, timeout=60, limits=limits) as http,
-            Client(streamable_http_client(url, http_client=http)) as client,
-        ):
-            for _ in range(20):
-                await client.call_tool("get_inventory", {"item": "gur"})
-            latencies = []
-            started_all = time.perf_counter()
-            for _ in range(n):
-                started = time.perf_counter()
-                result = await client.call_tool("get_inventory", {"item": "gur"})
-                latencies.append((time.perf_counter() - started) * 1000)
-                assert not result.is_error
-            sequential_rate = n / (time.perf_counter() - started_all)
 
-            write_latencies = []
-            for _ in range(n):
-                current = counts["direct"]
-                started = time.perf_counter()
-                result = await client.call_tool(
-                    "update_inventory", {"item": "Ghee", "stock": current + 1, "expectedStock": current}
-                )
-                write_latencies.append((time.perf_counter() - started) * 1000)
-                assert not result.is_error, result.content
-                counts["direct"] = current + 1
+async def _timed(n: int, call: Callable[[], object]) -> tuple[list[float], float]:
+    """``n`` awaited calls one after another: per-call milliseconds and calls per second."""
+    latencies = []
+    started_all = time.perf_counter()
+    for _ in range(n):
+        started = time.perf_counter()
+        result = await call()
+        latencies.append((time.perf_counter() - started) * 1000)
+        assert not result.is_error, result.content
+    return latencies, n / (time.perf_counter() - started_all)
 
-            async def worker(count: int) -> None:
-                for _ in range(count):
-                    result = await client.call_tool("get_inventory", {"item": "gur"})
-                    assert not result.is_error
 
-            per_worker = max(1, n // args.concurrency)
-            started_all = time.perf_counter()
-            async with anyio.create_task_group() as group:
-                for _ in range(args.concurrency):
-                    group.start_soon(worker, per_worker)
-            concurrent_rate = per_worker * args.concurrency / (time.perf_counter() - started_all)
-            return {
-                "read": latencies,
-                "write": write_latencies,
-                "sequential": sequential_rate,
-                "concurrent": concurrent_rate,
-                "protocol": client.protocol_version,
-            }
+async def _over_http(url: str, raw: str, ghee: _Ghee, n: int, concurrency: int) -> dict[str, Any]:
+    import anyio
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
-    http = anyio.run(over_http)
+    headers = {"Authorization": f"Bearer {raw}"}
+    limits = httpx2.Limits(max_connections=concurrency * 2, max_keepalive_connections=concurrency * 2)
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60, limits=limits) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        def read():
+            return client.call_tool("get_inventory", {"item": "gur"})
+
+        def write():
+            return client.call_tool("update_inventory", ghee.write())
+
+        await _timed(20, read)
+        latencies, sequential_rate = await _timed(n, read)
+        write_latencies, _rate = await _timed(n, write)
+        per_worker = max(1, n // concurrency)
+        started_all = time.perf_counter()
+        async with anyio.create_task_group() as group:
+            for _ in range(concurrency):
+                group.start_soon(_timed, per_worker, read)
+        concurrent_rate = per_worker * concurrency / (time.perf_counter() - started_all)
+        return {"read": latencies, "write": write_latencies, "sequential": sequential_rate,
+                "concurrent": concurrent_rate, "protocol": client.protocol_version}
+
+
+def main() -> None:
+    args = _arguments()
+    _configure(args.data_dir)
+    import anyio
+    from django.db import connection
+
+    from tenants.services import store_delete
+
+    store, owner, raw, caller = _bench_store()
+    n = args.calls
+    print(f"Shelfwise MCP gateway benchmark: {connection.vendor}, demo store of 38 products, {n} calls per figure")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
+    ghee = _Ghee(store)
+    medians = _in_process(store, caller, ghee, n)
+
+    server, url = _server()
+    http = anyio.run(_over_http, url, raw, ghee, n, args.concurrency)
     server.terminate()
     server.wait(30)
     print(f"Over HTTP (official MCP client, protocol {http['protocol']}; uvicorn, one worker, own process):")
@@ -262,7 +277,7 @@ def main() -> None:
             store_delete(store=store, actor="system:bench")
             owner.delete()
         except Exception as error:  # noqa: BLE001 - the figures are printed; say what was left behind
-            print(f"(the benchmark store {slug!r} could not be removed: {error})")
+            print(f"(the benchmark store {store.slug!r} could not be removed: {error})")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,29 @@ def _configure() -> None:
     logging.disable(logging.WARNING)
 
 
+def _turns(store, label: str, phrases, texts: list[str], heard, *, spoken: bool) -> None:
+    """Each phrase through the pipeline (router mode): right product and action, and the median turn."""
+    from assistant.pipeline import run_turn
+    from assistant.types import TurnInput
+    from lab.speech.evaluation import judge
+
+    right, latencies = 0, []
+    print(f"\n{label}: product + action through the pipeline (router mode)")
+    for phrase, text, transcript in zip(phrases, texts, heard, strict=True):
+        result = run_turn(store=store, turn=TurnInput(
+            text=text, channel="voice" if spoken else "system", actor="bench",
+            transcript=transcript.as_event_data() if spoken else None,
+        ))
+        answer = result.as_dict()
+        ok = judge(phrase, answer)
+        right += ok
+        latencies.append(result.latency_ms)
+        calls = "; ".join(f"{c['tool']}({c['arguments']})" for c in answer["tool_calls"])
+        print(f"  {'OK  ' if ok else 'MISS'} {text!r} -> {answer['action']} {calls}")
+    print(f"{label}: {right}/{len(phrases)} right product + action; turn latency median "
+          f"{statistics.median(latencies):.0f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--beam", type=int, default=None, help="Whisper beam size (default: SHELFWISE_STT_BEAM or 5)")
@@ -58,10 +81,8 @@ def main() -> None:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from assistant.pipeline import run_turn
     from assistant.tasks import prompt_words
-    from assistant.types import TurnInput
-    from lab.speech.evaluation import judge, voice_phrases
+    from lab.speech.evaluation import voice_phrases
     from ledger.demo import install_demo_catalog
     from speech.config import speech_settings
     from speech.espeak import espeak_samples, silence
@@ -110,21 +131,7 @@ def main() -> None:
         if not args.no_typed:
             runs.append(("typed", [p.say for p in phrases], False))
         for label, texts, spoken in runs:
-            right, latencies = 0, []
-            print(f"\n{label}: product + action through the pipeline (router mode)")
-            for phrase, text, transcript in zip(phrases, texts, heard, strict=True):
-                result = run_turn(store=store, turn=TurnInput(
-                    text=text, channel="voice" if spoken else "system", actor="bench",
-                    transcript=transcript.as_event_data() if spoken else None,
-                ))
-                answer = result.as_dict()
-                ok = judge(phrase, answer)
-                right += ok
-                latencies.append(result.latency_ms)
-                calls = "; ".join(f"{c['tool']}({c['arguments']})" for c in answer["tool_calls"])
-                print(f"  {'OK  ' if ok else 'MISS'} {text!r} -> {answer['action']} {calls}")
-            print(f"{label}: {right}/{len(phrases)} right product + action; turn latency median "
-                  f"{statistics.median(latencies):.0f} ms")
+            _turns(store, label, phrases, texts, heard, spoken=spoken)
     store_delete(store=store, actor="bench")
 
 

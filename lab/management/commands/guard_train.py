@@ -76,11 +76,45 @@ class Command(BaseCommand):
             f"classifier, 5-fold out of fold on {len(items)} items from {', '.join(p.name for p in paths)}: F1 {at_half.f1:.3f} "
             f"(precision {at_half.precision:.3f}, recall {at_half.recall:.3f}) at 0.5"
         )
-
-        verdicts_path = Path(options["judge_verdicts"])
-        verdicts = verdicts_load(verdicts_path) if verdicts_path.is_file() else None
         # Requests only: a reply has its own threshold (below), the training replies being few.
         requests = [n for n, item in enumerate(items) if item.reply is None]
+        band, dev_scores = self._band(items, x, scores, requests, dev, Path(options["judge_verdicts"]))
+        current = Thresholds.load()
+        injection = current.injection
+        if options["injection"]:
+            injection = self._injection(items, scores, dev, dev_scores, band)
+        thresholds = Thresholds(
+            safe_below=round(band.safe_below, 3),
+            unsafe_above=round(band.unsafe_above, 3),
+            reply_unsafe_above=reply_threshold([s for s, i in zip(scores, items, strict=True) if i.reply and not i.unsafe]),
+            injection=injection,
+            data_injection=max(injection, current.data_injection),
+            fallback=current.fallback,
+        )
+        weights = classifier_fit(items, x)
+        weights.meta["trained_on"] = ", ".join(f"{p.name}@{file_digest(p)}" for p in paths)
+        weights.save(CLASSIFIER_WEIGHTS)
+        cross_validation = {
+            "folds": 5,
+            "dev_set": dev_path.name if dev else None,
+            "f1_at_half": round(at_half.f1, 4),
+            "llm_share_of_requests": round(band.llm_calls / len(requests), 3),
+            "weighted_errors_with_llm": None if np.isnan(band.errors) else band.errors,
+        }
+        THRESHOLDS_FILE.write_text(json.dumps({**thresholds.__dict__, "cross_validation": cross_validation}, indent=2) + "\n")
+        self.stdout.write(
+            f"thresholds: safe at or below {thresholds.safe_below}, unsafe at or above {thresholds.unsafe_above} "
+            f"(a reply: {thresholds.reply_unsafe_above}), "
+            f"injection at or above {thresholds.injection}"
+        )
+        self.stdout.write(
+            f"wrote {CLASSIFIER_WEIGHTS} ({CLASSIFIER_WEIGHTS.stat().st_size // 1024} KiB) and {THRESHOLDS_FILE} "
+            f"in {time.perf_counter() - started:.0f} s"
+        )
+
+    def _band(self, items, x, scores, requests, dev, verdicts_path: Path):
+        """The judge's band: calibrated on dev and out-of-fold scores, else from the judge's saved answers."""
+        verdicts = verdicts_load(verdicts_path) if verdicts_path.is_file() else None
         band = band_choose([items[n] for n in requests], scores[requests], verdicts)
         dev_scores = np.zeros(0)
         if dev:
@@ -104,67 +138,20 @@ class Command(BaseCommand):
                 f"band with the judge's saved answers: {band.llm_calls} of {len(requests)} requests go to the LLM "
                 f"({band.llm_missing} without a saved answer), weighted errors {band.errors:.1f}"
             )
+        return band, dev_scores
 
-        current = Thresholds.load()
-        injection = current.injection
-        if options["injection"]:
-            from assistant.guard.injection import InjectionLayer
+    def _injection(self, items, scores, dev, dev_scores, band) -> float:
+        from assistant.guard.injection import InjectionLayer
 
-            layer = InjectionLayer()
-            # Only the safe requests NanoGuard would read with this band (uncertain, or long and not
-            # blocked): it pads every text to 512 tokens, so scoring all of them is slow on a CPU.
-            safe_texts = _reaching_nanoguard(items, scores, band) + (
-                _reaching_nanoguard(dev, dev_scores, band) if dev else []
-            )
-            injection = injection_threshold(layer.score_many(safe_texts))
-            self.stdout.write(f"NanoGuard threshold from {len(safe_texts)} safe requests it would read: {injection}")
-        thresholds = Thresholds(
-            safe_below=round(band.safe_below, 3),
-            unsafe_above=round(band.unsafe_above, 3),
-            reply_unsafe_above=reply_threshold(
-                [
-                    s
-                    for s, i in zip(scores, items, strict=True)
-                    if i.reply and not i.unsafe
-                ]
-            ),
-            injection=injection,
-            data_injection=max(injection, current.data_injection),
-            fallback=current.fallback,
+        layer = InjectionLayer()
+        # Only the safe requests NanoGuard would read with this band (uncertain, or long and not
+        # blocked): it pads every text to 512 tokens, so scoring all of them is slow on a CPU.
+        safe_texts = _reaching_nanoguard(items, scores, band) + (
+            _reaching_nanoguard(dev, dev_scores, band) if dev else []
         )
-
-        weights = classifier_fit(items, x)
-        weights.meta["trained_on"] = ", ".join(f"{p.name}@{file_digest(p)}" for p in paths)
-        weights.save(CLASSIFIER_WEIGHTS)
-        THRESHOLDS_FILE.write_text(
-            json.dumps(
-                {
-                    **thresholds.__dict__,
-                    "cross_validation": {
-                        "folds": 5,
-                        "dev_set": dev_path.name if dev else None,
-                        "f1_at_half": round(at_half.f1, 4),
-                        "llm_share_of_requests": round(
-                            band.llm_calls / len(requests), 3
-                        ),
-                        "weighted_errors_with_llm": None
-                        if np.isnan(band.errors)
-                        else band.errors,
-                    },
-                },
-                indent=2,
-            )
-            + "\n"
-        )
-        self.stdout.write(
-            f"thresholds: safe at or below {thresholds.safe_below}, unsafe at or above {thresholds.unsafe_above} "
-            f"(a reply: {thresholds.reply_unsafe_above}), "
-            f"injection at or above {thresholds.injection}"
-        )
-        self.stdout.write(
-            f"wrote {CLASSIFIER_WEIGHTS} ({CLASSIFIER_WEIGHTS.stat().st_size // 1024} KiB) and {THRESHOLDS_FILE} "
-            f"in {time.perf_counter() - started:.0f} s"
-        )
+        injection = injection_threshold(layer.score_many(safe_texts))
+        self.stdout.write(f"NanoGuard threshold from {len(safe_texts)} safe requests it would read: {injection}")
+        return injection
 
 
 def _reaching_nanoguard(items, scores, band) -> list[str]:
