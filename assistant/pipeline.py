@@ -274,7 +274,11 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool, *, turn: TurnInput, audit
         try:
             draft_decline(store=ctx.store, draft_id=draft_id, actor=ctx.caller.actor)
         except LedgerError as exc:
+            event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="draft_decline", data={"draft": draft_id},
+                         outcome=Record.Outcome.ERROR, error=exc.message)
             return ModeOutcome(action="decline", reply=exc.message, outcome=Outcome.ERROR)
+        event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="draft_decline",
+                     data={"draft": draft_id, "actor": ctx.caller.actor})
         return ModeOutcome(action="decline", reply="Okay, I've dropped that draft. Nothing was ordered.")
     if not draft_fresh:
         return ModeOutcome(

@@ -134,7 +134,11 @@ def test_no_declines_the_draft_on_offer(api_client, demo, router):
     no = _say(api_client, "nah, skip that for now", conversation=offer["conversation"])
     assert no["action"] == "decline"
     with use_store(demo):
-        assert ReorderDraft.objects.get(store=demo).status == ReorderDraft.Status.DECLINED
+        draft = ReorderDraft.objects.get(store=demo)
+        assert draft.status == ReorderDraft.Status.DECLINED
+    audit = api_client.get("/api/v1/audit", {"conversation": offer["conversation"]}).json()
+    declined = [record for record in audit["turns"][1]["records"] if record["name"] == "draft_decline"]
+    assert [record["result"]["draft"] for record in declined] == [draft.pk], "the owner's no is in the audit"
 
 
 def test_another_one_plays_a_different_guide(api_client, demo, router):
