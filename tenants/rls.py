@@ -4,7 +4,7 @@ How the pieces fit:
 
 * Every table that holds a store's data is fenced: each model, in any app, with a ``store``
   foreign key to ``tenants.Store`` (the ledger, the audit's turns and records, conversations,
-  MCP idempotency keys, report deliveries...), except the apps in ``RLS_EXEMPT_APPS``; and each
+  MCP idempotency keys, report deliveries, the worker's turn jobs and report dispatches...), except the apps in ``RLS_EXEMPT_APPS``; and each
   model in ``RLS_CHILDREN``, which reaches its store through a parent row (an audit record's SQL
   statements). It gets ``ENABLE`` and ``FORCE ROW LEVEL SECURITY`` and the policy
   ``store_isolation``: a row is visible and writable only while its ``store_id`` (its parent's,
@@ -51,9 +51,7 @@ if TYPE_CHECKING:
     from django.db.models import Model
 
 # Apps whose tables are looked up before a store is known (credentials, memberships): not fenced.
-# ``worker`` (turn jobs, report dispatches) is not fenced yet: its queue code reads and writes jobs
-# outside a store's context (submission, claims, the watcher, the report schedule).
-RLS_EXEMPT_APPS = ("tenants", "worker")
+RLS_EXEMPT_APPS = ("tenants",)
 # Tables without a store column that belong to a fenced parent: model label -> its parent foreign key.
 RLS_CHILDREN = {"audit.sqlstatement": "record"}
 POLICY_NAME = "store_isolation"

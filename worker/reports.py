@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from ledger.errors import DeliveryFailed, LedgerError
@@ -57,10 +57,13 @@ def daily_key(*, store: Store, kind: str, day: dt.date) -> str:
 def _claim(*, store: Store, kind: str, key: str) -> ReportDispatch | None:
     """Take the dispatch for sending (committed), or None when it went, was skipped, or may have gone."""
     with transaction.atomic():
-        dispatch, _ = ReportDispatch.objects.select_for_update().get_or_create(
-            key=key, defaults={"store": store, "kind": kind}
-        )
-        if dispatch.store_id != store.pk or dispatch.kind != kind:
+        try:
+            dispatch, _ = ReportDispatch.objects.select_for_update().get_or_create(
+                key=key, defaults={"store": store, "kind": kind}
+            )
+        except IntegrityError:  # taken by a row this store cannot see (row-level security: another store's)
+            dispatch = None
+        if dispatch is None or dispatch.store_id != store.pk or dispatch.kind != kind:
             raise ValueError(f"Idempotency key {key!r} belongs to another report.")
         if dispatch.status in _DONE:
             return None

@@ -26,6 +26,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.db import IntegrityError, InterfaceError, OperationalError, close_old_connections, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -122,6 +123,7 @@ def _resubmit(job: TurnJob, *, notify: str | None, audio: dict[str, Any] | None)
 
 def _enqueue(job: TurnJob, *, notify: str | None, audio: dict[str, Any] | None) -> None:
     from shelfwise.celery import app
+    from tenants.context import use_store
     from worker.tasks import turn_task
 
     kwargs = {"store_id": job.store_id, "job_id": str(job.pk), "notify": notify, **(audio or {})}
@@ -133,7 +135,8 @@ def _enqueue(job: TurnJob, *, notify: str | None, audio: dict[str, Any] | None) 
             if app.conf.task_always_eager:
                 raise
             logger.warning("Turn %s could not be enqueued: %s", job.pk, exc)
-            _finish(job, TurnJob.Status.FAILED, code="assistant_unavailable", message=unavailable_message())
+            with use_store(job.store):  # on commit, maybe after the submitter's context ended
+                _finish(job, TurnJob.Status.FAILED, code="assistant_unavailable", message=unavailable_message())
             raise TurnUnavailable(unavailable_message()) from exc
 
     if app.conf.task_always_eager:
@@ -144,11 +147,14 @@ def _enqueue(job: TurnJob, *, notify: str | None, audio: dict[str, Any] | None) 
 
 def turn_job_get(*, store: Store, job_id: Any) -> TurnJob | None:
     """The store's job with that id, or None (a malformed id and another store's job answer the same)."""
+    from tenants.context import use_store
+
     try:
         key = uuid.UUID(str(job_id))
     except ValueError:
         return None
-    return TurnJob.objects.filter(store=store, pk=key).first()
+    with use_store(store):  # row-level security shows the store its own jobs only
+        return TurnJob.objects.filter(store=store, pk=key).first()
 
 
 def turn_status(job: TurnJob) -> dict[str, Any]:
@@ -233,9 +239,9 @@ def push_reaches_web() -> bool:
 def turn_job_run(*, store: Store, job_id: str, notify: str | None = None, audio: dict[str, Any] | None = None,
                  voice: bool = False, transcript: dict[str, Any] | None = None) -> None:
     """Run a submitted turn once (see the module docstring); its answer lands on the job."""
-    job = TurnJob.objects.filter(store=store, pk=job_id).first()
-    if job is None:
-        logger.warning("Turn job %s of store %s does not exist", job_id, store.pk)
+    job = turn_job_get(store=store, job_id=job_id)
+    if job is None:  # not this store's, gone, or not a job id: nothing to run
+        logger.warning("Turn job %r of store %s does not exist", job_id, store.pk)
         return
     report = _Reporter(job, notify)
     claim = _claim(job, timezone.now())
@@ -344,19 +350,33 @@ def _transcribe(store: Store, audio: dict[str, Any]):
         raise _Refused(exc.code, exc.message) from exc
 
 
+def _stale(now: dt.datetime) -> dict[str, Any]:
+    """Which jobs the reaper fails: lost (running too long) and waited (queued too long)."""
+    return {
+        "interrupted": Q(status=TurnJob.Status.RUNNING, started_at__lt=now - dt.timedelta(seconds=TURN_MAX_RUN_S)),
+        "expired": Q(status=TurnJob.Status.QUEUED, created_at__lt=now - dt.timedelta(seconds=TURN_MAX_QUEUE_S)),
+    }
+
+
 def turn_jobs_reap(*, now: dt.datetime | None = None) -> int:
-    """Fail the jobs whose worker vanished (running too long) or that no worker took in time."""
+    """Fail the jobs whose worker vanished (running too long) or that no worker took in time.
+
+    Platform maintenance across stores: the ids of the stores with a stale job are read past
+    row-level security (``bypass``), and each store's jobs are then failed inside its own context.
+    """
+    from tenants.context import use_store
     from tenants.rls import bypass
 
     now = now or timezone.now()
-    stale = 0
+    stale = _stale(now)
+    messages = {"interrupted": interrupted_message(), "expired": expired_message()}
     with bypass():
-        lost = TurnJob.objects.filter(status=TurnJob.Status.RUNNING,
-                                      started_at__lt=now - dt.timedelta(seconds=TURN_MAX_RUN_S))
-        stale += lost.update(status=TurnJob.Status.FAILED, error_code="interrupted", error=interrupted_message(),
-                             finished_at=now)
-        waited = TurnJob.objects.filter(status=TurnJob.Status.QUEUED,
-                                        created_at__lt=now - dt.timedelta(seconds=TURN_MAX_QUEUE_S))
-        stale += waited.update(status=TurnJob.Status.FAILED, error_code="expired", error=expired_message(),
-                               finished_at=now)
-    return stale
+        store_ids = sorted(set(TurnJob.objects.filter(stale["interrupted"] | stale["expired"])
+                               .order_by().values_list("store_id", flat=True).distinct()))
+    failed = 0
+    for store in Store.objects.filter(pk__in=store_ids).order_by("pk"):
+        with use_store(store):
+            for code, which in stale.items():
+                failed += TurnJob.objects.filter(which, store=store).update(
+                    status=TurnJob.Status.FAILED, error_code=code, error=messages[code], finished_at=now)
+    return failed

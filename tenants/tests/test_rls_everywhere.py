@@ -14,12 +14,13 @@ from tenants.context import use_store
 
 STORE_DATA_TABLES = {
     "audit_turn", "audit_record", "audit_sqlstatement", "assistant_conversation",
-    "mcp_gateway_idempotencykey", "ledger_reportdelivery", "ledger_product",
+    "mcp_gateway_idempotencykey", "ledger_reportdelivery", "ledger_product", "worker_turnjob",
+    "worker_reportdispatch",
 }
 on_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="row-level security is PostgreSQL's")
 
 
-def test_the_fence_covers_the_audit_conversations_idempotency_and_the_ledger():
+def test_the_fence_covers_the_audit_conversations_idempotency_the_queue_and_the_ledger():
     tables = set(rls.fenced_tables(apps))
 
     assert STORE_DATA_TABLES <= tables
@@ -75,3 +76,77 @@ def test_the_check_refuses_an_app_role_that_bypasses_row_level_security(db):
         transaction.set_rollback(True)
 
     assert len(errors) == 1 and "BYPASSRLS" in errors[0].msg
+
+
+def _job(store, **fields):
+    from worker.models import TurnJob
+
+    with use_store(store):
+        return TurnJob.objects.create(store=store, channel="api", mode="router", actor="owner", **fields)
+
+
+@on_postgres
+def test_a_turn_job_is_invisible_and_untouchable_outside_its_store(store, other_store):
+    from worker.models import ReportDispatch, TurnJob
+
+    theirs = _job(other_store, text="their secret order")
+    with use_store(other_store):
+        ReportDispatch.objects.create(store=other_store, key=f"{other_store.pk}:k", kind="sales")
+
+    assert TurnJob.objects.count() == 0 and ReportDispatch.objects.count() == 0  # no store: nothing
+    with use_store(store):
+        assert not TurnJob.objects.filter(pk=theirs.pk).exists() and ReportDispatch.objects.count() == 0
+        assert TurnJob.objects.filter(pk=theirs.pk).update(text="changed") == 0
+        assert TurnJob.objects.filter(pk=theirs.pk).delete()[0] == 0
+    with use_store(other_store):
+        assert TurnJob.objects.get(pk=theirs.pk).text == "their secret order"
+
+
+@on_postgres
+def test_a_turn_job_cannot_be_written_into_another_store(store, other_store):
+    from django.db import DatabaseError
+
+    from worker.models import TurnJob
+
+    with use_store(other_store), pytest.raises(DatabaseError, match="row-level security"), transaction.atomic():
+        TurnJob.objects.create(store=store, channel="api", mode="router", actor="owner", text="planted")
+
+
+def test_the_reaper_fails_each_stores_stale_jobs_in_that_stores_context(store, other_store, monkeypatch):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from tenants import context
+    from worker.models import TurnJob
+    from worker.turns import turn_jobs_reap
+
+    stale = [_job(each, status="queued") for each in (store, other_store)]
+    with rls.bypass():
+        TurnJob.objects.update(created_at=timezone.now() - dt.timedelta(hours=1))
+    entered, real = [], context.use_store
+
+    def watched(each):
+        entered.append((each.pk, rls.bypass_active()))
+        return real(each)
+
+    monkeypatch.setattr(context, "use_store", watched)
+
+    assert turn_jobs_reap() == 2
+    assert entered == sorted((each.pk, False) for each in (store, other_store))
+    with rls.bypass():
+        assert set(TurnJob.objects.values_list("pk", "error_code")) == {(job.pk, "expired") for job in stale}
+
+
+@on_postgres
+def test_a_report_key_taken_by_another_stores_dispatch_is_refused_and_left_alone(store, other_store):
+    from worker.models import ReportDispatch
+    from worker.reports import report_dispatch
+
+    with use_store(other_store):
+        ReportDispatch.objects.create(store=other_store, key="shared-key", kind="sales", status="sending")
+
+    with use_store(store), pytest.raises(ValueError, match="belongs to another report"):
+        report_dispatch(store=store, kind="sales", key="shared-key", actor="system:test")
+    with use_store(other_store):
+        assert ReportDispatch.objects.get(key="shared-key").status == "sending"

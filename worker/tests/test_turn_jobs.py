@@ -3,7 +3,8 @@
 Only the language model is replaced, at its process boundary (``fake_models``); the guard's
 other layers, grounding, policy, gateway and ledger run for real. Tasks run eagerly here, as
 ``make test`` runs without a broker; the redelivery cases hand the task the job a dead worker
-left behind.
+left behind. On PostgreSQL it all runs under row-level security: the test reads a store's jobs
+inside that store's context (``_reload``, ``_in``), as the web side does.
 """
 
 from __future__ import annotations
@@ -44,11 +45,24 @@ def _atta(store):
         return Product.objects.get(store=store, name="Atta").stock, StockEntry.objects.filter(store=store).count()
 
 
+def _in(store, read):
+    """What ``read()`` returns inside ``store``'s context (row-level security shows it its own rows)."""
+    with use_store(store):
+        return read()
+
+
+def _reload(job):
+    with use_store(job.store):
+        job.refresh_from_db()
+    return job
+
+
 def _left_behind(store, *, status, age_s=1, text="we actually have fifteen bags of atta"):
-    job = TurnJob.objects.create(store=store, channel="api", mode="router", actor="owner", text=text, status=status,
-                                 attempts=1 if status == "running" else 0,
-                                 started_at=timezone.now() if status == "running" else None)
-    TurnJob.objects.filter(pk=job.pk).update(created_at=timezone.now() - dt.timedelta(seconds=age_s))
+    with use_store(store):
+        job = TurnJob.objects.create(store=store, channel="api", mode="router", actor="owner", text=text,
+                                     status=status, attempts=1 if status == "running" else 0,
+                                     started_at=timezone.now() if status == "running" else None)
+        TurnJob.objects.filter(pk=job.pk).update(created_at=timezone.now() - dt.timedelta(seconds=age_s))
     return job
 
 
@@ -57,7 +71,7 @@ def test_a_submitted_turn_runs_on_the_worker_and_its_answer_and_events_land_on_t
 
     job = _submit(demo, "we actually have fifteen bags of atta")
 
-    job.refresh_from_db()
+    _reload(job)
     assert (job.status, job.attempts, job.error) == ("done", 1, "")
     assert job.result["action"] == "update_count" and "15" in job.result["reply"]
     kinds = [event["type"] for event in job.events]
@@ -69,12 +83,12 @@ def test_a_submitted_turn_runs_on_the_worker_and_its_answer_and_events_land_on_t
 def test_a_redelivered_finished_turn_is_not_run_again(demo, router):
     router.add(COUNT_ATTA)
     job = _submit(demo, "we actually have fifteen bags of atta")
-    before = _atta(demo), Turn.objects.count(), len(router.requests)
+    before = _atta(demo), _in(demo, Turn.objects.count), len(router.requests)
 
     turn_task.delay(store_id=demo.pk, job_id=str(job.pk))
 
-    assert (_atta(demo), Turn.objects.count(), len(router.requests)) == before
-    assert TurnJob.objects.get(pk=job.pk).status == "done"
+    assert (_atta(demo), _in(demo, Turn.objects.count), len(router.requests)) == before
+    assert _reload(job).status == "done"
 
 
 def test_a_turn_whose_worker_died_mid_turn_is_reported_failed_and_not_run_twice(demo, router):
@@ -83,11 +97,11 @@ def test_a_turn_whose_worker_died_mid_turn_is_reported_failed_and_not_run_twice(
 
     turn_task.delay(store_id=demo.pk, job_id=str(job.pk))
 
-    job.refresh_from_db()
+    _reload(job)
     assert (job.status, job.error_code) == ("failed", "interrupted")
     assert "interrupted" in job.error
     assert [event["type"] for event in job.events] == ["error", "done"]
-    assert router.requests == [] and Turn.objects.count() == 0 and _atta(demo) == before
+    assert router.requests == [] and _in(demo, Turn.objects.count) == 0 and _atta(demo) == before
 
 
 def test_a_turn_whose_database_refused_before_the_claim_runs_once_when_the_task_runs_again(demo, router, monkeypatch):
@@ -111,7 +125,7 @@ def test_a_turn_whose_database_refused_before_the_claim_runs_once_when_the_task_
     # throw=False: as on a worker, the retry is run (eagerly here; after a second on a worker).
     turn_task.apply(kwargs={"store_id": demo.pk, "job_id": str(job.pk)}, throw=False)
 
-    job.refresh_from_db()
+    _reload(job)
     assert len(calls) == 2
     assert (job.status, job.attempts) == ("done", 1) and _atta(demo)[0] == 15
     assert len(router.requests) == 1
@@ -128,7 +142,7 @@ def test_a_turn_that_lost_the_database_mid_turn_is_reported_interrupted_not_unch
     monkeypatch.setattr(assistant.pipeline, "run_turn", gone)
     job = _submit(demo, "we actually have fifteen bags of atta")
 
-    job.refresh_from_db()
+    _reload(job)
     assert (job.status, job.error_code) == ("failed", "interrupted")
     assert "check your approvals and counts" in job.error  # not "Nothing was changed": a write may have landed
     assert [event["type"] for event in job.events][-2:] == ["error", "done"]
@@ -139,9 +153,9 @@ def test_a_turn_that_waited_too_long_for_a_worker_is_not_run(demo, router):
 
     turn_task.delay(store_id=demo.pk, job_id=str(job.pk))
 
-    job.refresh_from_db()
+    _reload(job)
     assert (job.status, job.error_code) == ("failed", "expired")
-    assert router.requests == [] and Turn.objects.count() == 0
+    assert router.requests == [] and _in(demo, Turn.objects.count) == 0
 
 
 def test_a_repeated_idempotency_key_gets_the_first_turn_and_another_store_its_own(demo, other_store, router):
@@ -157,15 +171,19 @@ def test_a_repeated_idempotency_key_gets_the_first_turn_and_another_store_its_ow
     assert _atta(demo) == (15, _atta(demo)[1])
 
 
-def test_the_reaper_fails_turns_whose_worker_vanished_or_that_no_worker_took(demo):
+def test_the_reaper_fails_turns_whose_worker_vanished_or_that_no_worker_took(demo, other_store):
+    from tenants.rls import bypass
+
     lost = _left_behind(demo, status="running")
-    TurnJob.objects.filter(pk=lost.pk).update(started_at=timezone.now() - dt.timedelta(hours=1))
-    waiting = _left_behind(demo, status="queued", age_s=3600)
+    with use_store(demo):
+        TurnJob.objects.filter(pk=lost.pk).update(started_at=timezone.now() - dt.timedelta(hours=1))
+    waiting = _left_behind(other_store, status="queued", age_s=3600)
     fresh = _left_behind(demo, status="queued")
 
     assert turn_jobs_reap_task.delay().get() == 2
 
-    statuses = dict(TurnJob.objects.values_list("pk", "error_code"))
+    with bypass():  # the test looks across both stores on purpose
+        statuses = dict(TurnJob.objects.values_list("pk", "error_code"))
     assert statuses == {lost.pk: "interrupted", waiting.pk: "expired", fresh.pk: ""}
 
 
@@ -180,7 +198,7 @@ def test_the_web_side_gets_each_pushed_event_once_in_order_ending_with_the_answe
         return [event async for event in turn_events(store=demo, job_id=str(job.pk), notify=channel, timeout=5)]
 
     events = async_to_sync(watch)()
-    job.refresh_from_db()
+    _reload(job)
     assert events == job.events
     assert events[-1]["type"] == "done" and events[-1]["result"] == job.result and "latency_ms" in events[-1]
 
@@ -196,7 +214,8 @@ def test_without_pushed_events_the_web_side_reads_them_from_the_job(demo, router
 
 def test_a_job_failed_without_events_still_ends_with_an_error_and_a_done(demo):
     job = _left_behind(demo, status="running")
-    TurnJob.objects.filter(pk=job.pk).update(status="failed", error_code="interrupted", error="Interrupted.")
+    with use_store(demo):
+        TurnJob.objects.filter(pk=job.pk).update(status="failed", error_code="interrupted", error="Interrupted.")
 
     async def watch():
         return [event async for event in turn_events(store=demo, job_id=str(job.pk), notify=None, timeout=5)]
@@ -214,12 +233,36 @@ def test_waiting_for_a_turn_that_does_not_finish_gives_up_at_the_bound(demo):
 
 def test_a_retry_of_a_turn_the_broker_refused_hands_the_same_job_over_again(demo, router):
     router.add(COUNT_ATTA)
-    refused = TurnJob.objects.create(store=demo, channel="api", mode="router", actor="owner", idempotency_key="k-9",
-                                     text="we actually have fifteen bags of atta", status="failed",
-                                     error_code="assistant_unavailable", error="The assistant can't take requests.")
+    with use_store(demo):
+        refused = TurnJob.objects.create(store=demo, channel="api", mode="router", actor="owner",
+                                         idempotency_key="k-9", text="we actually have fifteen bags of atta",
+                                         status="failed", error_code="assistant_unavailable",
+                                         error="The assistant can't take requests.")
 
     again = _submit(demo, "we actually have fifteen bags of atta", idempotency_key="k-9")
 
-    again.refresh_from_db()
+    _reload(again)
     assert again.pk == refused.pk and (again.status, again.error_code) == ("done", "")
-    assert _atta(demo)[0] == 15 and TurnJob.objects.filter(store=demo).count() == 1
+    assert _atta(demo)[0] == 15 and _in(demo, TurnJob.objects.filter(store=demo).count) == 1
+
+
+def test_a_turn_the_broker_refused_is_recorded_failed_once_the_request_commits(
+    demo, monkeypatch, django_capture_on_commit_callbacks
+):
+    # On a worker deployment the job is handed over on commit, after the submitter's store context
+    # ended; the refusal is still written on the store's job (row-level security on PostgreSQL).
+    from shelfwise.celery import app
+    from worker.turns import TurnUnavailable
+
+    def refused(*args, **kwargs):
+        raise ConnectionError("the broker is down")
+
+    monkeypatch.setattr(turn_task, "apply_async", refused)
+    app.conf.task_always_eager = False
+    try:
+        with pytest.raises(TurnUnavailable), django_capture_on_commit_callbacks(execute=True):
+            job = _submit(demo, "we actually have fifteen bags of atta")
+    finally:
+        app.conf.task_always_eager = True
+
+    assert (_reload(job).status, job.error_code) == ("failed", "assistant_unavailable")
