@@ -118,8 +118,9 @@ def reports_check(*, store: Store, now: dt.datetime | None = None) -> list[Alert
     from worker.models import ReportDispatch
 
     at = now or timezone.now()
-    failed = ReportDispatch.objects.filter(store=store, status=ReportDispatch.Status.FAILED,
-                                           updated_at__gte=at - REPORT_LOOKBACK)
+    with store_context(store):  # the dispatches are fenced by row-level security
+        failed = list(ReportDispatch.objects.filter(store=store, status=ReportDispatch.Status.FAILED,
+                                                    updated_at__gte=at - REPORT_LOOKBACK))
     alerts = [report_failed_alert(store=store, key=d.key, error=d.error, at=d.updated_at) for d in failed]
     return [alert for alert in alerts if alert is not None]
 

@@ -96,8 +96,8 @@ def test_a_draft_waiting_longer_than_the_limit(store, stocked):
 
 def test_a_report_that_gave_up_is_alerted_once(store):
     key = f"daily:{store.pk}:sales:2026-11-25"
-    ReportDispatch.objects.create(store=store, key=key, kind="sales")
     with use_store(store):
+        ReportDispatch.objects.create(store=store, key=key, kind="sales")
         report_dispatch_give_up(key=key, error="The report could not be sent just now.")
         report_dispatch_give_up(key=key, error="The report could not be sent just now.")  # a second give-up
     assert len(reports_check(store=store)) == 1  # the beat finds the same one
