@@ -1,7 +1,8 @@
 """Cross-store probes: Charlie (owner of another store) tries every surface on Alice's store's rows.
 
 Each probe uses Charlie's own valid credentials (session, store tokens, an OAuth token from
-the consent page) and Alice's store's ids and words. Nothing of Alice's may come back, and
+the consent page) and Alice's store's ids and words; the Celery probes (at the end) send
+each store task Charlie's store with Alice's ids. Nothing of Alice's may come back, and
 nothing of hers may change. Runs on SQLite and, in CI's second run, on PostgreSQL with
 row-level security (where the database refuses too).
 """
@@ -9,6 +10,7 @@ row-level security (where the database refuses too).
 from __future__ import annotations
 
 import asyncio
+import inspect
 
 import pytest
 from django.test import Client
@@ -18,7 +20,7 @@ from audit.services import tool_call_record
 from audit.turns import turn_start
 from identity.tests.oauth_flow import tokens_for
 from ledger import services
-from ledger.models import Product, ReorderDraft
+from ledger.models import CatalogImport, Product, ReorderDraft, StockEntry
 from mcp_gateway.execution import execute_tool
 from mcp_gateway.policy import Caller
 from tenants.context import use_store
@@ -209,3 +211,250 @@ def test_the_voice_socket_of_alices_store_closes_for_charlie(alice_rows, charlie
 
     assert first["type"] == "websocket.close"
     assert SECRET not in str(first)
+
+
+# -- Celery task arguments ----------------------------------------------------------------------
+# Every store task (``worker.base.store_task``) is sent Charlie's store with the id of one of
+# Alice's queued rows (a turn job, a report key, an import), as a forged or mixed-up message
+# would be. Nothing of Alice's is read, changed or returned, the task ends cleanly (no error
+# that Celery retries), and the same call with Alice's own store shows the id was live. Tasks
+# are discovered from the Celery app: a store task without a probe here fails the test.
+
+CROSS_STORE_TASKS = {  # platform maintenance: no store argument; each store's work inside its context
+    "worker.tasks.drafts_expire_task", "worker.tasks.report_schedules_sync_task", "worker.tasks.turn_jobs_reap_task",
+    "alerts.tasks.alerts_check_task", "lab.benchmark_run",
+}
+ALICE_CATALOG = f"sku,name,category,unit,aisle,shelf,price\nSAF-1,{SECRET} refill,Spices,1 g tin,1,safe,45.00\n"
+TASK_PROBES = {}
+
+
+def _task_probe(name):
+    def register(probe):
+        TASK_PROBES[name] = probe
+        return probe
+
+    return register
+
+
+def _celery_tasks():
+    from shelfwise.celery import app
+
+    app.loader.import_default_modules()  # what a worker does at start: every app's tasks.py
+    return {name: task for name, task in app.tasks.items()
+            if not name.startswith("celery.") and ".tests." not in name}  # Celery's own, and tests' examples
+
+
+def _run(task, store, **kwargs):
+    """The task as a worker runs it (eagerly, its errors kept on the result); nothing of Alice's in it."""
+    result = task.apply(kwargs={"store_id": store.pk, **kwargs}, throw=False)
+    assert SECRET not in repr(result.result)
+    return result
+
+
+def _job_state(store, job):
+    from worker.models import TurnJob
+
+    with use_store(store):
+        return TurnJob.objects.filter(pk=job.pk).values_list("status", "attempts", "text", "events").first()
+
+
+def _dispatch_state(store):
+    from worker.models import ReportDispatch
+
+    with use_store(store):
+        return sorted(ReportDispatch.objects.filter(store=store).values_list("key", "status", "attempts"))
+
+
+def _import_state(store, job):
+    with use_store(store):
+        return CatalogImport.objects.filter(pk=job.pk).values_list("status", "plan", "error").first()
+
+
+@pytest.fixture
+def alice_queue(alice_rows, store, owner, charlie, other_store):
+    """Alice's queued work: a turn job a dead worker left running, a report being sent, two imports,
+    and a sale that took a product below its reorder point (its alert not raised yet)."""
+    from ledger.services import SaleLine, imports
+    from worker.models import ReportDispatch, TurnJob
+    from worker.reports import daily_key, report_moment
+
+    with use_store(store):
+        job = TurnJob.objects.create(store=store, channel="api", mode="router", actor="alice", status="running",
+                                     text=f"how much {SECRET} is left", attempts=1)
+        day = report_moment(store=store).date()
+        for key in (f"{store.pk}:tool:abc", daily_key(store=store, kind="sales", day=day)):
+            ReportDispatch.objects.create(store=store, key=key, kind="sales", status=ReportDispatch.Status.SENDING)
+        uploaded, applying = (imports.import_create(store=store, kind="catalog", filename="alice.csv",
+                                                    content=ALICE_CATALOG.encode(), actor="user:alice")
+                              for _ in range(2))
+        imports.import_preview(store=store, import_id=applying.pk)
+        imports.import_apply_request(store=store, import_id=applying.pk, actor="user:alice")
+        jar = services.product_create(store=store, name=f"{SECRET} jar", unit="1 jar", category="Spices", stock=5,
+                                      par_level=10, reorder_point=4, price="9.00", unit_cost="6.00", actor="system:test")
+        services.sale_record(store=store, lines=[SaleLine(product=jar, qty=2)], actor="system:test")
+        entry = StockEntry.objects.filter(store=store, product=jar).latest("pk")
+    return {"job": job, "uploaded": uploaded, "applying": applying, "entry": entry}
+
+
+def _alerts(store):
+    from alerts.models import Alert
+
+    with use_store(store):
+        return sorted(Alert.objects.filter(store=store).values_list("kind", "event_key"))
+
+
+@_task_probe("worker.tasks.turn_task")
+def _probe_turn(task, alice, charlie, rows):
+    from audit.models import Turn
+
+    job = rows["job"]
+    before = _job_state(alice, job)
+    for job_id in (str(job.pk), job.pk.hex, "not-a-job"):
+        assert _run(task, charlie, job_id=job_id).successful()  # not Charlie's job: nothing to run, no retry
+    assert _job_state(alice, job) == before
+    with use_store(charlie):
+        assert not Turn.objects.filter(store=charlie).exists()
+    _run(task, alice, job_id=str(job.pk))  # Alice's own: the dead worker's turn is reported interrupted
+    assert _job_state(alice, job)[0] == "failed"
+
+
+@_task_probe("worker.tasks.speech_partial_task")
+def _probe_speech_partial(task, alice, charlie, rows, monkeypatch):
+    import base64
+
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    import speech.transcribe
+    from speech.transcribe import Transcript
+
+    heard = []
+
+    def model(samples, *, prompt_words=(), hearing=None, beam_size=None):  # Whisper's process boundary
+        heard.append([*prompt_words, *(term for term, _ in (hearing.terms if hearing else []))])
+        return Transcript(text="how much claw hammer", language="en", duration_s=len(samples) / 16_000)
+
+    monkeypatch.setattr(speech.transcribe, "transcribe", model)
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    audio = base64.b64encode(b"\x10\x00" * 16_000).decode()
+    for final in (False, True):
+        assert _run(task, charlie, audio_b64=audio, sample_rate=16_000, notify=channel, seq=1, final=final).successful()
+        pushed = async_to_sync(layer.receive)(channel)
+        assert pushed["text"] == "how much claw hammer" and SECRET not in str(pushed)
+    assert len(heard) == 2 and all("Claw hammer" in words for words in heard)
+    assert not any(word.casefold() in {SECRET.casefold(), "kesar"} for words in heard for word in words)
+
+
+@_task_probe("worker.tasks.daily_reports_task")
+def _probe_daily_reports(task, alice, charlie, rows, mailoutbox):
+    before = _dispatch_state(alice)
+    outcome = _run(task, charlie).get()
+
+    assert outcome == {"sales": "sent", "inventory": "sent"}
+    assert {m.to[0] for m in mailoutbox} == {"charlie@example.com"}
+    assert all(SECRET not in m.body and "Corner Shop" not in m.subject for m in mailoutbox)
+    assert _dispatch_state(alice) == before
+    assert _run(task, alice).get()["sales"] == "unknown"  # Alice's own run finds her report being sent
+
+
+@_task_probe("worker.tasks.report_email_task")
+def _probe_report_email(task, alice, charlie, rows, mailoutbox):
+    before = _dispatch_state(alice)
+    for key, to in (("tool:abc", None), (f"{alice.pk}:tool:abc", None), ("tool:xyz", "alice@example.com")):
+        status = _run(task, charlie, kind="sales", key=key, actor="assistant:router", to=to).get()
+        assert status == ("skipped" if to else "sent")  # Alice's address is not one of Charlie's recipients
+    assert {m.to[0] for m in mailoutbox} == {"charlie@example.com"}
+    assert all(SECRET not in m.body for m in mailoutbox)
+    assert _dispatch_state(alice) == before
+    assert _run(task, alice, kind="sales", key="tool:abc", actor="assistant:router").get() == "unknown"
+
+
+@_task_probe("ledger.tasks.catalog_import_preview_task")
+def _probe_import_preview(task, alice, charlie, rows):
+    uploaded = rows["uploaded"]
+    before = _import_state(alice, uploaded)
+    for import_id in (uploaded.pk, str(uploaded.pk), "not-an-import"):
+        assert _run(task, charlie, import_id=import_id).get() is None
+    assert _import_state(alice, uploaded) == before
+    assert _run(task, alice, import_id=uploaded.pk).get() == "previewed"
+
+
+@_task_probe("ledger.tasks.catalog_import_apply_task")
+def _probe_import_apply(task, alice, charlie, rows):
+    applying = rows["applying"]
+    before = _import_state(alice, applying)
+    assert _run(task, charlie, import_id=applying.pk).get() is None
+    assert _import_state(alice, applying) == before
+    with use_store(charlie):
+        assert not Product.objects.filter(store=charlie, name__icontains="saffron").exists()
+    assert _run(task, alice, import_id=applying.pk).get() == "applied"
+
+
+@_task_probe("alerts.tasks.stock_alert_task")
+def _probe_stock_alert(task, alice, charlie, rows):
+    entry = rows["entry"]
+    for entry_id in (entry.pk, str(entry.pk)):
+        assert _run(task, charlie, entry_id=entry_id).successful()
+    assert _alerts(charlie) == [] and _alerts(alice) == []
+    _run(task, alice, entry_id=entry.pk)  # Alice's own: her crossing is alerted, in her store
+    assert _alerts(alice) == [("low_stock", f"stock:{entry.pk}")]
+
+
+@_task_probe("alerts.tasks.alerts_store_check_task")
+def _probe_alerts_check(task, alice, charlie, rows, mailoutbox):
+    outcome = _run(task, charlie).get()
+
+    assert outcome["stock"] == 0 and _alerts(charlie) == [] and _alerts(alice) == []
+    assert all(SECRET not in m.body for m in mailoutbox)
+    assert _run(task, alice).get()["stock"] == 1  # Alice's own check finds her crossing
+
+
+def test_every_celery_task_that_takes_a_store_has_a_cross_store_probe():
+    from worker.base import StoreTask
+
+    tasks = _celery_tasks()
+    store_tasks = {name for name, task in tasks.items() if isinstance(task, StoreTask)}
+
+    assert store_tasks == set(TASK_PROBES)
+    # Every other task is declared cross-store maintenance and takes no store of its own.
+    assert set(tasks) - store_tasks == CROSS_STORE_TASKS
+    for name in CROSS_STORE_TASKS:
+        assert not any("store" in parameter for parameter in inspect.signature(tasks[name].run).parameters), name
+
+
+@pytest.mark.parametrize("name", sorted(TASK_PROBES))
+def test_a_store_task_sent_charlies_store_and_alices_ids_reads_and_changes_nothing_of_hers(
+    name, alice_rows, alice_queue, store, other_store, monkeypatch, request
+):
+    probe = TASK_PROBES[name]
+    wanted = inspect.signature(probe).parameters
+    extra = {fixture: request.getfixturevalue(fixture) for fixture in ("mailoutbox",) if fixture in wanted}
+    if "monkeypatch" in wanted:
+        extra["monkeypatch"] = monkeypatch
+    task = _celery_tasks()[name]
+    retries = []
+    monkeypatch.setattr(task, "retry", lambda *args, **kwargs: retries.append(kwargs))
+
+    probe(task, store, other_store, alice_queue, **extra)
+
+    assert retries == []
+    _untouched(store, alice_rows)
+
+
+@pytest.mark.parametrize("name", sorted(TASK_PROBES))
+@pytest.mark.parametrize("store_id", [987_654, "not-a-store", True, None])
+def test_a_store_task_for_a_store_that_does_not_exist_fails_closed_once(name, store_id, alice_queue, store, monkeypatch):
+    from tenants.errors import StoreNotFound
+
+    task = _celery_tasks()[name]
+    retries = []
+    monkeypatch.setattr(task, "retry", lambda *args, **kwargs: retries.append(kwargs))
+    before = _job_state(store, alice_queue["job"]), _dispatch_state(store), _import_state(store, alice_queue["uploaded"])
+
+    result = task.apply(kwargs={"store_id": store_id, "job_id": str(alice_queue["job"].pk),
+                                "import_id": alice_queue["uploaded"].pk}, throw=False)
+
+    assert result.failed() and isinstance(result.result, StoreNotFound) and retries == []
+    assert (_job_state(store, alice_queue["job"]), _dispatch_state(store),
+            _import_state(store, alice_queue["uploaded"])) == before

@@ -131,6 +131,14 @@ def _counts(plan: list[dict[str, Any]]) -> dict[str, int]:
     return {"created": tally[CREATE], "changed": tally[CHANGE], "unchanged": tally[UNCHANGED], "rejected": tally[REJECT]}
 
 
+def _task_row_id(import_id: Any) -> int | None:
+    """A task's import id, or None when it is not one (a forged message: nothing to do)."""
+    try:
+        return row_id(import_id, "import")
+    except NotFound:
+        return None
+
+
 def _claim(store: Store, import_id: int, *, expected: str, next_status: str) -> CatalogImport | None:
     """Move the job from ``expected`` to ``next_status`` (committed at once), or None if it is not there."""
     with transaction.atomic():
@@ -150,8 +158,11 @@ def _fail(job: CatalogImport, message: str) -> CatalogImport:
 
 def import_preview(*, store: Store, import_id: int) -> CatalogImport | None:
     """Plan every row of the file (the preview task's work); a file-level problem fails the job with its reason."""
+    pk = _task_row_id(import_id)
+    if pk is None:
+        return None
     with store_scope(store, what="import"):
-        job = _claim(store, import_id, expected=CatalogImport.Status.UPLOADED, next_status=CatalogImport.Status.PREVIEWING)
+        job = _claim(store, pk, expected=CatalogImport.Status.UPLOADED, next_status=CatalogImport.Status.PREVIEWING)
         if job is None:
             return None
         try:
@@ -200,8 +211,11 @@ def import_apply_request(*, store: Store, import_id: int | str, actor: str) -> C
 
 def import_apply(*, store: Store, import_id: int) -> CatalogImport | None:
     """Apply a queued import in one transaction (the apply task's work); a conflict fails the job, writing nothing."""
+    pk = _task_row_id(import_id)
+    if pk is None:
+        return None
     with store_scope(store, what="import"):
-        job = CatalogImport.objects.filter(store=store, pk=import_id, status=CatalogImport.Status.APPLYING).first()
+        job = CatalogImport.objects.filter(store=store, pk=pk, status=CatalogImport.Status.APPLYING).first()
         if job is None:
             return None
         report = _report(job, "apply", job.created + job.changed)
