@@ -124,7 +124,8 @@ def digest_send(*, store: Store, now: dt.datetime | None = None) -> AlertDigest 
         recipients = report_addresses(store=store) if store_can_email(store=store) else []
         if not recipients:
             return _settle(digest, AlertDigest.Status.SKIPPED, alerts=len(alerts), error="No verified address.")
-        subject = " ".join(f"{store.name}: {len(alerts)} open alerts".split())[:200]
+        plural = "s" if len(alerts) != 1 else ""
+        subject = " ".join(f"{store.name}: {len(alerts)} open alert{plural}".split())[:200]
         try:
             send_mail(subject=subject, message=_digest_text(store, alerts), from_email=settings.DEFAULT_FROM_EMAIL,
                       recipient_list=recipients, fail_silently=False)
@@ -183,7 +184,13 @@ def before_you_ask(*, store: Store, actor: str, channel: str = "", now: dt.datet
 
 
 def spoken_preface(*, store: Store, actor: str, channel: str, reply: str) -> str:
-    """The reply with the open alerts said first; the reply alone if there are none or they fail."""
+    """The reply with the open alerts said first; the reply alone if there are none or they fail.
+
+    Not on the ``system`` channel: the ``turn`` command and the benchmarks measure the assistant,
+    and nobody is there to hear the store's news.
+    """
+    if channel == "system":
+        return reply
     try:
         preface = before_you_ask(store=store, actor=actor, channel=channel)
     except Exception:  # an alert must never cost the owner their answer

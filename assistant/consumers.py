@@ -208,6 +208,10 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         self.store = None
         await self.close(code=CLOSE_FORBIDDEN)
 
+    async def alert_raised(self, event: dict[str, Any]) -> None:
+        """An alert this member's role sees, pushed as it commits (``alerts.delivery.push``): ``alert``."""
+        await self._send({"type": "alert", "alert": event["alert"]})
+
     async def disconnect(self, code: int) -> None:
         if getattr(self, "member_group", None):
             await self.channel_layer.group_discard(self.member_group, self.channel_name)

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 
 from django.db import transaction
 
+from alerts.delivery import spoken_preface
 from assistant import heard, model_log, phrases, replies
 from assistant.catalogs import catalog_data_check, catalog_for
 from assistant.conversations import conversation_for
@@ -142,6 +143,8 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
             result.tool_calls = []
             event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="error", data={"error": type(exc).__name__},
                          outcome=Record.Outcome.ERROR, error=str(exc)[:500])
+        if index == 1 and outcome.outcome not in (Outcome.ERROR, Outcome.BLOCKED):  # open alerts first (alerts.delivery)
+            outcome.reply = spoken_preface(store=store, actor=turn.actor, channel=turn.channel, reply=outcome.reply)
         result.action = outcome.action
         result.reply = outcome.reply
         result.media = [item.as_dict() for item in outcome.media]

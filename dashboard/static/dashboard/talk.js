@@ -631,6 +631,17 @@
     state.reconnectTimer = setTimeout(connect, delay);
   }
 
+  // An alert the store raised while the page is open (pushed as it commits): newest first, five at most.
+  function showAlert(alert) {
+    const list = byId("talk-alerts");
+    if (!list || typeof alert.message !== "string") return;
+    const item = document.createElement("li");
+    item.textContent = alert.message;
+    list.prepend(item);
+    list.hidden = false;
+    while (list.children.length > 5) list.lastElementChild.remove();
+  }
+
   function handleMessage(message) {
     const turn = state.turn;
     switch (message.type) {
@@ -701,6 +712,9 @@
             if (state.turn === turn) closeTurn(null);
           }, ERROR_GRACE_MS);
         }
+        break;
+      case "alert":
+        showAlert(message.alert || {});
         break;
       case "done":
         if (!state.turn && message.result) openTurn("voice");
