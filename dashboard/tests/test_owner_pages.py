@@ -1,4 +1,6 @@
-"""The owner workspace over HTTP: inventory, counts, sales, approvals, orders, reports, history.
+"""The owner workspace over HTTP: access, inventory, counts, sales, store isolation, query counts.
+
+Approvals, reports and the assistant's history are in ``test_owner_approvals``.
 
 Every test drives the pages through Django's test client (real middleware, sessions, CSRF-exempt
 client) and checks the page and the books afterwards. Rows are written through ledger services
@@ -10,15 +12,13 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.core import mail
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from audit.models import Record, Turn
-from audit.turns import turn_finish, turn_start
+from dashboard.tests.owner_data import make_draft, make_product, make_turn
 from ledger import services
-from ledger.models import Order, Product, ReorderDraft, ReportDelivery, StockEntry
+from ledger.models import Order, Product, StockEntry
 from tenants.context import use_store
 from tenants.middleware import SESSION_KEY
 from tests.factories import MembershipFactory, UserFactory
@@ -34,44 +34,6 @@ def _in_store(store):
 
 
 PAGES = ["owner:inventory", "owner:sales", "owner:approvals", "owner:orders", "owner:reports", "owner:assistant"]
-
-
-def make_product(store, name: str, *, stock: int = 20, par: int = 30, reorder: int = 8, **extra) -> Product:
-    values = {
-        "unit": "1 kg bag",
-        "category": "Staples",
-        "location": "Aisle 2, top shelf",
-        "price": Decimal("4.00"),
-        "unit_cost": Decimal("2.50"),
-        "actor": "system:test",
-    }
-    values.update(extra)
-    with use_store(store):
-        return services.product_create(
-            store=store, name=name, stock=stock, par_level=par, reorder_point=reorder, **values
-        )
-
-
-def make_draft(store, items, *, source: str = ReorderDraft.Source.ASSISTANT) -> ReorderDraft:
-    with use_store(store):
-        return services.draft_create(store=store, items=items, actor="assistant:router", source=source)
-
-
-def make_turn(store, text: str, reply: str, *, tool: str = "get_inventory", conversation: str = "conv-1") -> Turn:
-    with use_store(store):  # the audit is fenced too: write it as its own store, whatever the test's store
-        return _make_turn(store, text, reply, tool=tool, conversation=conversation)
-
-
-def _make_turn(store, text: str, reply: str, *, tool: str, conversation: str) -> Turn:
-    turn = turn_start(store=store, conversation=conversation, index=1, mode="router", channel="assistant",
-                      actor="user:1", text=text)
-    Record.objects.create(
-        store=store, turn=turn, conversation=conversation, kind=Record.Kind.TOOL_CALL, channel="assistant",
-        mode="router", actor="user:1", name=tool, arguments={"product": "Toor dal"}, result={"stock": 4},
-        outcome=Record.Outcome.OK, duration_ms=3.0,
-    )
-    return turn_finish(turn=turn, normalized=text.lower(), action="check_stock", reply=reply, outcome="answered",
-                       latency_ms=42.0, stages={}, result={})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,165 +314,6 @@ def test_the_seven_day_chart_is_drawn_by_chart_js_over_bars_and_a_table_that_wor
     # The canvas starts hidden: without scripts the CSS bars and the table show the same days.
     assert '<div class="chartjs-box" hidden><canvas id="sales-week-chart" role="img"' in html
     assert 'class="bars" id="sales-week-bars"' in html and "The same as a table" in html
-
-
-# ---------------------------------------------------------------------------------------------
-# Approvals
-
-
-def test_approvals_list_pending_drafts_with_lines_and_estimated_cost(client, store, owner):
-    dal = make_product(store, "Toor dal", stock=4, unit_cost=Decimal("5.00"))
-    draft = make_draft(store, [(dal, 6)], source=ReorderDraft.Source.MCP)
-    client.force_login(owner)
-    html = client.get(reverse("owner:approvals")).content.decode()
-    assert f"Draft #{draft.pk} · $30.00" in html
-    assert "MCP client" in html and "Toor dal" in html
-    assert reverse("owner:draft-approve", args=[draft.pk]) in html
-
-
-def test_the_owner_approves_a_draft_and_the_order_records_who_and_when(client, store, owner):
-    dal = make_product(store, "Toor dal", stock=4, unit_cost=Decimal("5.00"))
-    draft = make_draft(store, [(dal, 6)])
-    client.force_login(owner)
-    response = client.post(reverse("owner:draft-approve", args=[draft.pk]))
-    assert response.status_code == 302 and response["Location"] == reverse("owner:approvals")
-    draft.refresh_from_db()
-    assert draft.status == "confirmed" and draft.decided_by == f"user:{owner.pk}" and draft.decided_at is not None
-    order = Order.objects.get(draft=draft)
-    assert order.total == Decimal("30.00") and order.placed_by == f"user:{owner.pk}"
-    page = client.get(reverse("owner:approvals")).content.decode()
-    assert f"Approved: order #{order.pk} placed" in page
-    assert "alice@example.com" in page  # the decision, with who
-    orders_page = client.get(reverse("owner:orders")).content.decode()
-    assert f"Order #{order.pk} · $30.00" in orders_page and "Toor dal" in orders_page
-
-
-def test_approve_and_decline_answer_json_for_the_talk_page(client, store, owner):
-    dal = make_product(store, "Toor dal", stock=4, unit_cost=Decimal("5.00"))
-    draft = make_draft(store, [(dal, 6)])
-    client.force_login(owner)
-    response = client.post(reverse("owner:draft-approve", args=[draft.pk]), **JSON)
-    body = response.json()
-    assert response.status_code == 200 and body["ok"] is True
-    assert body["draft"]["id"] == draft.pk and body["draft"]["status"] == "confirmed"
-    assert body["draft"]["lines"] == [{"product": "Toor dal", "qty": 6, "unit_cost": "5.00", "est_cost": "30.00"}]
-    assert body["order"]["total"] == "30.00"
-    # A second answer to the same draft is a clear refusal, and nothing more is ordered.
-    again = client.post(reverse("owner:draft-decline", args=[draft.pk]), **JSON)
-    assert again.status_code == 409 and again.json()["ok"] is False
-    assert "already confirmed" in again.json()["message"]
-    assert Order.objects.filter(store=store).count() == 1
-
-
-def test_declining_orders_nothing(client, store, owner):
-    dal = make_product(store, "Toor dal", stock=4)
-    draft = make_draft(store, [(dal, 6)])
-    client.force_login(owner)
-    body = client.post(reverse("owner:draft-decline", args=[draft.pk]), **JSON).json()
-    assert body == {**body, "ok": True, "message": "Declined: nothing was ordered."}
-    draft.refresh_from_db()
-    assert draft.status == "declined" and draft.decided_by == f"user:{owner.pk}"
-    assert not Order.objects.exists()
-
-
-def test_staff_see_drafts_but_cannot_approve_them(client, store, staff):
-    dal = make_product(store, "Toor dal", stock=4)
-    draft = make_draft(store, [(dal, 6)])
-    client.force_login(staff)
-    html = client.get(reverse("owner:approvals")).content.decode()
-    assert f"Draft #{draft.pk}" in html
-    assert reverse("owner:draft-approve", args=[draft.pk]) not in html
-    assert "only the store's owner can approve" in html
-    assert client.post(reverse("owner:draft-approve", args=[draft.pk])).status_code == 403
-    response = client.post(reverse("owner:draft-approve", args=[draft.pk]), **JSON)
-    assert response.status_code == 403 and response.json()["ok"] is False
-    assert client.post(reverse("owner:draft-decline", args=[draft.pk])).status_code == 403
-    draft.refresh_from_db()
-    assert draft.status == "pending" and not Order.objects.exists()
-
-
-def test_approving_needs_a_post(client, store, owner):
-    dal = make_product(store, "Toor dal", stock=4)
-    draft = make_draft(store, [(dal, 6)])
-    client.force_login(owner)
-    assert client.get(reverse("owner:draft-approve", args=[draft.pk])).status_code == 405
-    draft.refresh_from_db()
-    assert draft.status == "pending"
-
-
-def test_an_unknown_draft_is_not_found(client, store, owner):
-    client.force_login(owner)
-    assert client.post(reverse("owner:draft-approve", args=[999999])).status_code == 404
-    response = client.post(reverse("owner:draft-approve", args=[999999]), **JSON)
-    assert response.status_code == 404 and response.json() == {
-        "ok": False, "message": "That draft was not found in this store.", "draft": None
-    }
-
-
-def test_drafting_a_reorder_of_low_items_from_the_dashboard(client, store, owner):
-    make_product(store, "Toor dal", stock=4, par=40, reorder=8, unit_cost=Decimal("5.00"))
-    make_product(store, "Atta", stock=30, par=40, reorder=8)
-    client.force_login(owner)
-    response = client.post(reverse("owner:draft-low"), follow=True)
-    draft = ReorderDraft.objects.get(store=store)
-    assert draft.source == "dashboard" and draft.status == "pending" and draft.actor == f"user:{owner.pk}"
-    assert [(line.product.name, line.qty) for line in draft.lines.all()] == [("Toor dal", 36)]
-    assert "Drafted a reorder of 1 low products, about $180.00" in response.content.decode()
-
-
-def test_drafting_with_nothing_low_says_so_and_drafts_nothing(client, store, owner):
-    make_product(store, "Atta", stock=30)
-    client.force_login(owner)
-    response = client.post(reverse("owner:draft-low"), follow=True)
-    assert "nothing to restock" in response.content.decode()
-    assert not ReorderDraft.objects.exists()
-
-
-# ---------------------------------------------------------------------------------------------
-# Reports
-
-
-def test_sending_a_report_emails_the_store_and_records_it(client, store, owner):
-    make_product(store, "Toor dal", stock=4)
-    client.force_login(owner)
-    response = client.post(reverse("owner:report-send"), {"kind": "inventory"}, follow=True)
-    assert len(mail.outbox) == 1 and mail.outbox[0].to == ["alice@example.com"]
-    assert "Toor dal" in mail.outbox[0].body
-    delivery = ReportDelivery.objects.get(store=store)
-    assert delivery.kind == "inventory" and delivery.actor == f"user:{owner.pk}"
-    assert "Inventory report sent to alice@example.com." in response.content.decode()
-
-
-def test_an_unknown_report_kind_sends_nothing(client, store, owner):
-    client.force_login(owner)
-    response = client.post(reverse("owner:report-send"), {"kind": "payroll"})
-    assert response.status_code == 400 and not mail.outbox and not ReportDelivery.objects.exists()
-
-
-# ---------------------------------------------------------------------------------------------
-# Assistant history
-
-
-def test_assistant_history_shows_turns_with_their_tool_calls_and_reply(client, store, owner, other_store):
-    make_turn(store, "How much toor dal do we have?", "We have 4 bags of Toor dal.")
-    make_turn(other_store, "Secret other question", "Secret other reply", conversation="conv-x")
-    client.force_login(owner)
-    html = client.get(reverse("owner:assistant")).content.decode()
-    assert "How much toor dal do we have?" in html and "We have 4 bags of Toor dal." in html
-    assert "<details" in html and "get_inventory" in html and "&quot;stock&quot;: 4" in html
-    assert "Secret other" not in html
-
-
-def test_assistant_history_pages_back_through_older_turns(client, store, owner):
-    for i in range(45):
-        make_turn(store, f"question number {i:02d}", "ok", conversation=f"c{i}")
-    client.force_login(owner)
-    first = client.get(reverse("owner:assistant"))
-    assert "question number 44" in first.content.decode() and "question number 04" not in first.content.decode()
-    older = first.context["older"]
-    second = client.get(reverse("owner:assistant"), {"before": older}).content.decode()
-    assert "question number 04" in second and "question number 44" not in second
-    assert client.get(reverse("owner:assistant"), {"before": "drop table"}).status_code == 200
 
 
 # ---------------------------------------------------------------------------------------------
