@@ -38,7 +38,7 @@ Rules, in order (all whole-word, on the normalised text):
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -46,28 +46,18 @@ from typing import Any
 import jellyfish
 from rapidfuzz import fuzz, process
 
+from assistant.grounding_index import FUZZY_MIN_LETTERS, CatalogEntry
+from assistant.grounding_index import Index as _Index
+from assistant.grounding_index import index_build as _build_index
 from assistant.lexicon import Lexicon
 from assistant.normalize import normalize
 from ledger.matching import BOUNDARY as _BOUNDARY
-from ledger.matching import key as _key
 from ledger.matching import singular
 from ledger.matching import words as _words
 
 MAX_SPAN = 4
 FUZZY_CUTOFF = 85.0
 PHONETIC_CUTOFF = 65.0
-FUZZY_MIN_LETTERS = 5
-
-
-@dataclass(frozen=True)
-class CatalogEntry:
-    """One product as grounding sees it."""
-
-    id: Any
-    name: str
-    aliases: tuple[str, ...] = ()
-    category: str = ""
-    unit: str = ""
 
 
 @dataclass(frozen=True)
@@ -107,85 +97,6 @@ class Grounding:
     def product(self) -> ProductRef | None:
         """The best product, if any."""
         return self.products[0] if self.products else None
-
-
-@dataclass
-class _Index:
-    """Lookups built once per catalog and lexicon."""
-
-    full: dict[tuple[str, ...], set[int]] = field(default_factory=dict)
-    part: dict[tuple[str, ...], set[int]] = field(default_factory=dict)
-    coverage: dict[tuple[tuple[str, ...], int], float] = field(default_factory=dict)
-    heads: set[tuple[str, ...]] = field(default_factory=set)  # single last words of a multi-word name
-    generic: dict[str, set[int]] = field(default_factory=dict)
-    vocabulary: set[str] = field(default_factory=set)
-    groups: dict[tuple[str, ...], str] = field(default_factory=dict)
-    unit_word: dict[int, str] = field(default_factory=dict)
-    fuzzy_keys: list[str] = field(default_factory=list)
-    fuzzy_lookup: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    phonetic: dict[str, list[str]] = field(default_factory=dict)
-    phrase_texts: list[str] = field(default_factory=list)
-    phrase_owner: list[int] = field(default_factory=list)
-    stop: frozenset[str] = frozenset()
-    units: frozenset[str] = frozenset()
-
-
-def _build_index(entries: tuple[CatalogEntry, ...], lexicon: Lexicon | None) -> _Index:
-    idx = _Index()
-    generic = lexicon.generic_words if lexicon else frozenset()
-    idx.units = frozenset(singular(u) for u in lexicon.units) | lexicon.units if lexicon else frozenset()
-    idx.stop = lexicon.non_product_words if lexicon else frozenset()
-    never_alone = generic | idx.units | idx.stop
-    for e, entry in enumerate(entries):
-        phrases = [entry.name, *entry.aliases]
-        if lexicon is not None:
-            # A store that calls the product by a local name ("Haldi") must still be found by the
-            # catalog words the normaliser turns that name into ("turmeric powder").
-            for phrase in list(phrases):
-                fix = lexicon.corrections.get(tuple(phrase.lower().split()))
-                if fix is not None:
-                    phrases.append(fix.target)
-        for phrase in phrases:
-            key = _key(phrase)
-            if not key:
-                continue
-            idx.phrase_texts.append(" ".join(key))
-            idx.phrase_owner.append(e)
-            idx.vocabulary.update(key)
-            idx.full.setdefault(key, set()).add(e)
-            idx.coverage[(key, e)] = 1.0
-            for size in range(1, len(key)):
-                for start in range(len(key) - size + 1):
-                    sub = key[start : start + size]
-                    if size == 1 and (sub[0] in never_alone or len(sub[0]) < 3 or sub[0].isdigit()):
-                        if sub[0] in generic:
-                            idx.generic.setdefault(sub[0], set()).add(e)
-                        continue
-                    # Several words are specific even when each is generic ("ginger garlic"), but
-                    # not when they are all units or store talk.
-                    if all(w in idx.units or w in idx.stop or w.isdigit() for w in sub):
-                        continue
-                    idx.part.setdefault(sub, set()).add(e)
-                    cov = size / len(key)
-                    idx.coverage[(sub, e)] = max(idx.coverage.get((sub, e), 0.0), cov)
-                    if size == 1 and start == len(key) - 1:
-                        idx.heads.add(sub)
-        unit_words = _key(entry.unit)
-        if unit_words:
-            idx.unit_word[e] = unit_words[-1]
-    if lexicon is not None:
-        categories = {entry.category.lower(): entry.category for entry in entries if entry.category}
-        for words, category in lexicon.groups.items():
-            if category.lower() in categories:
-                idx.groups[words] = categories[category.lower()]
-    for key in list(idx.full) + list(idx.part):
-        text = " ".join(key)
-        if len(text.replace(" ", "")) >= FUZZY_MIN_LETTERS and text not in idx.fuzzy_lookup:
-            idx.fuzzy_lookup[text] = key
-            idx.fuzzy_keys.append(text)
-            if len(key) == 1:
-                idx.phonetic.setdefault(jellyfish.metaphone(text), []).append(text)
-    return idx
 
 
 class Catalog:
@@ -424,6 +335,44 @@ def _mostly_said(entries: set[int], key: tuple[str, ...], idx: _Index) -> set[in
     return {e} if best >= 0.5 and best >= 2 * runner_up else entries
 
 
+def _settled(span: _Span, toks: list[str], sing: list[str], idx: _Index) -> set[int]:
+    """The products a span names, narrowed when it is shared (rules 5 and 8)."""
+    entries = set(span.entries)
+    if len(entries) <= 1:
+        return entries
+    # A unit word next to a shared part can settle it: "coconut can", "cans of coconut",
+    # "coconut, price per can" -> coconut milk. (Only there: "can" is also a verb.)
+    n = len(toks)
+    near = {sing[k] for k in (span.start - 1, span.end) if 0 <= k < n}
+    if span.start >= 2 and toks[span.start - 1] == "of":
+        near.add(sing[span.start - 2])
+    near.update(sing[k + 1] for k in range(n - 1) if toks[k] == "per")
+    settled = {e for e in entries if idx.unit_word.get(e) in near}
+    if len(settled) == 1:
+        return settled
+    if span.kind == "part":
+        return _mostly_said(entries, tuple(sing[span.start : span.end]), idx)
+    return entries
+
+
+def _generic_alone(found: _Found, toks: list[str], sing: list[str], taken: list[bool], idx: _Index,
+                   unknown_before: Callable[[_Span], int | None]) -> None:
+    """Rule 4: a generic word alone is no product; the products that share it are offered."""
+    for i in range(len(toks)):
+        if taken[i] or sing[i] not in idx.generic or (found.unknown_span and found.unknown_span[0] <= i < found.unknown_span[1]):
+            continue
+        if (begin := unknown_before(_Span(i, i + 1, frozenset(), "part", 0))) is not None:
+            if found.unknown_span is None or i + 1 - begin > found.unknown_span[1] - found.unknown_span[0]:
+                found.unknown_span = (begin, i + 1)
+            continue
+        entries = idx.generic[sing[i]]
+        for e in entries:
+            _add(found.ambiguous, e, 0.4, i, toks[i])
+        if len(entries) == 1 and found.unknown_span is None:
+            found.unknown_span = (i, i + 1)
+        taken[i] = True
+
+
 def _match(text: str, catalog: Catalog, lexicon: Lexicon) -> tuple[_Found, list[str], list[bool]]:
     """Rules 1-5 and 7 on one (normalised) text; pronouns and hints are the caller's."""
     idx = catalog._index(lexicon)
@@ -464,40 +413,14 @@ def _match(text: str, catalog: Catalog, lexicon: Lexicon) -> tuple[_Found, list[
             for e in idx.generic.get(sing[span.start], set()) if single_word else ():
                 _add(found.ambiguous, e, 0.5, span.start, words)
             continue
-        entries = set(span.entries)
-        if len(entries) > 1:
-            # A unit word next to a shared part can settle it: "coconut can", "cans of coconut",
-            # "coconut, price per can" -> coconut milk. (Only there: "can" is also a verb.)
-            near = {sing[k] for k in (span.start - 1, span.end) if 0 <= k < n}
-            if span.start >= 2 and toks[span.start - 1] == "of":
-                near.add(sing[span.start - 2])
-            near.update(sing[k + 1] for k in range(n - 1) if toks[k] == "per")
-            settled = {e for e in entries if idx.unit_word.get(e) in near}
-            if len(settled) == 1:
-                entries = settled
-            elif span.kind == "part":
-                entries = _mostly_said(entries, tuple(sing[span.start : span.end]), idx)
+        entries = _settled(span, toks, sing, idx)
         if len(entries) == 1:
             _add(found.products, next(iter(entries)), span.score, span.start, words)
         else:
             for e in entries:
                 _add(found.ambiguous, e, span.score * 0.8, span.start, words)
 
-    # Rule 4: a generic word alone.
-    for i in range(n):
-        if taken[i] or sing[i] not in idx.generic or (found.unknown_span and found.unknown_span[0] <= i < found.unknown_span[1]):
-            continue
-        if (begin := unknown_before(_Span(i, i + 1, frozenset(), "part", 0))) is not None:
-            if found.unknown_span is None or i + 1 - begin > found.unknown_span[1] - found.unknown_span[0]:
-                found.unknown_span = (begin, i + 1)
-            continue
-        entries = idx.generic[sing[i]]
-        for e in entries:
-            _add(found.ambiguous, e, 0.4, i, toks[i])
-        if len(entries) == 1 and found.unknown_span is None:
-            found.unknown_span = (i, i + 1)
-        taken[i] = True
-
+    _generic_alone(found, toks, sing, taken, idx, unknown_before)
     if not found.products and groups:
         found.group = groups[0].group
     if found.unknown_span is None and not found.products and not found.group and not found.ambiguous:
