@@ -183,13 +183,17 @@ def before_you_ask(*, store: Store, actor: str, channel: str = "", now: dt.datet
     return f"Before you ask: {joined}."
 
 
+SPOKEN_CHANNELS = frozenset({"voice", "alexa"})
+
+
 def spoken_preface(*, store: Store, actor: str, channel: str, reply: str) -> str:
     """The reply with the open alerts said first; the reply alone if there are none or they fail.
 
-    Not on the ``system`` channel: the ``turn`` command and the benchmarks measure the assistant,
-    and nobody is there to hear the store's news.
+    Only where the answer is heard (the talk page's voice socket, Alexa): a typed REST turn may be
+    a till or a script, which wants its answer alone and reads the alerts from ``/api/v1/alerts``;
+    the ``system`` channel (the ``turn`` command, the benchmarks) has nobody to tell.
     """
-    if channel == "system":
+    if channel not in SPOKEN_CHANNELS:
         return reply
     try:
         preface = before_you_ask(store=store, actor=actor, channel=channel)

@@ -121,7 +121,7 @@ def test_a_kind_kept_off_the_email_stays_out_of_the_digest(store, owner, mailout
 # -- spoken: the first turn of the next conversation ----------------------------------------------
 
 
-def _turn(store, actor, text=LAUNCH, conversation=None, channel="api"):
+def _turn(store, actor, text=LAUNCH, conversation=None, channel="voice"):
     return run_turn(store=store, turn=TurnInput(text=text, conversation=conversation, channel=channel, actor=actor))
 
 
@@ -154,6 +154,7 @@ def test_staff_hear_only_their_kinds_and_the_system_channel_hears_nothing(store,
         sell(store, make_product(store, stock=3, reorder_point=1), 3)  # sold out
     report_failed_alert(store=store, key=f"daily:{store.pk}:sales:2026-11-25", error="The mail server refused.")
     assert "Before you ask" not in _turn(store, "system:test", channel="system").reply
+    assert "Before you ask" not in _turn(store, f"user:{owner.pk}", channel="api").reply  # a typed REST turn
     assert _turn(store, f"user:{staff.pk}").reply.startswith("Before you ask: Mustard oil is sold out. ")
     assert _turn(store, f"user:{owner.pk}").reply.startswith(
         "Before you ask: the sales report for 2026-11-25 did not send: The mail server refused. ")
