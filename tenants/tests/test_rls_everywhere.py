@@ -15,7 +15,7 @@ from tenants.context import use_store
 STORE_DATA_TABLES = {
     "audit_turn", "audit_record", "audit_sqlstatement", "assistant_conversation",
     "mcp_gateway_idempotencykey", "ledger_reportdelivery", "ledger_product", "worker_turnjob",
-    "worker_reportdispatch",
+    "worker_reportdispatch", "alerts_alert", "alerts_alertpreference", "alerts_alertdigest",
 }
 on_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="row-level security is PostgreSQL's")
 
