@@ -38,6 +38,9 @@ logger = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_TOO_MANY = 4429
+# uvicorn's --ws-max-size in every launch (Procfile, compose, Dockerfile): a bigger frame is closed
+# with 1009 before it reaches the consumer; smaller ones past the limits below get a clean error.
+SERVER_MAX_FRAME = 1024 * 1024
 MAX_TEXT_FRAME = 4_096  # bytes of one JSON control frame
 MAX_AUDIO_FRAME = 256 * 1024  # bytes of one binary frame (100 ms of PCM16 is 3.2 KB)
 MAX_ENCODED_BYTES = 4 * 1024 * 1024  # a whole webm/ogg/wav utterance
@@ -49,6 +52,8 @@ PARTIAL_EXPIRES_S = 10  # a partial no worker took by then is stale
 CANDIDATE_WAIT_S = 5  # at the end of speech, how long to wait for the pause's transcript in flight
 
 BAD_JSON = "That message was not valid JSON."
+NOT_AN_OBJECT = "That message was not a JSON object."
+UNREADABLE = "That text has characters I can't read."
 BAD_REQUEST = "That request is not part of the voice protocol."
 BUSY = "Still answering your last request. Please wait a moment."
 NOT_LISTENING = "Say start before sending audio or ending an utterance."
@@ -110,6 +115,11 @@ def _conversation(value: Any) -> str | None:
     return value
 
 
+def _readable(text: str) -> bool:
+    """No NUL and no lone surrogate (what ``POST /api/v1/turns`` refuses too; the database cannot store them)."""
+    return "\x00" not in text and not any("\ud800" <= char <= "\udfff" for char in text)
+
+
 def _mode(value: Any) -> str:
     if value in (None, ""):
         return Mode.ROUTER.value
@@ -151,6 +161,7 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         self.store = None
         self.listening = False
         self.busy = False
+        self.strays_quiet = False
         self.turn_task: asyncio.Task | None = None
         self.turn_done: asyncio.Event | None = None
         self._reset_audio()
@@ -236,15 +247,17 @@ class VoiceConsumer(AsyncWebsocketConsumer):
             await self._fail(exc.code, exc.message)
 
     async def _control(self, text: str) -> None:
-        if len(text.encode()) > MAX_TEXT_FRAME:
+        if len(text) > MAX_TEXT_FRAME or len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_FRAME:
             raise ProtocolError("too_large", TOO_LARGE)
         try:
             message = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: arrays nested a few thousand deep
             raise ProtocolError("bad_json", BAD_JSON) from None
         if not isinstance(message, dict):
-            raise ProtocolError("bad_json", BAD_JSON)
+            raise ProtocolError("bad_json", NOT_AN_OBJECT)
         kind = message.get("type")
+        if kind == "start":
+            self.strays_quiet = True  # audio sent with this start is dropped, not refused, if it is refused
         if kind == "cancel":
             self.listening = False
             self._reset_audio()
@@ -284,7 +297,10 @@ class VoiceConsumer(AsyncWebsocketConsumer):
 
     async def _audio(self, data: bytes) -> None:
         if not self.listening:
-            return  # frames still in flight after the utterance ended
+            if self.strays_quiet or self.busy:
+                return  # frames still in flight after the utterance ended (or its start was refused)
+            self.strays_quiet = True  # the first frame before any start is answered, the rest dropped
+            raise ProtocolError("not_listening", NOT_LISTENING)
         if len(data) > MAX_AUDIO_FRAME:
             raise ProtocolError("too_large", TOO_LARGE)
         self.audio.extend(data)
@@ -337,6 +353,8 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         text = message.get("text")
         if not isinstance(text, str) or not text.strip():
             raise ProtocolError("bad_request", "Say or type something first.")
+        if not _readable(text):
+            raise ProtocolError("bad_request", UNREADABLE)
         if len(text) > MAX_TEXT:
             raise ProtocolError("too_large", f"Please keep a request under {MAX_TEXT} characters.")
         mode, voice = _mode(message.get("mode")), _voice(message.get("voice"))

@@ -3,6 +3,8 @@ is multi-stage and runs as a non-root user; the Procfile starts the same topolog
 
 from __future__ import annotations
 
+import json
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -96,3 +98,31 @@ def test_docker_compose_validates_the_file_with_every_profile(tmp_path):
         if made:
             secrets.rmdir()
     assert result.returncode == 0, result.stderr
+
+
+def _dockerfile_cmd() -> list[str]:
+    lines = (DOCKER / "Dockerfile").read_text().splitlines()
+    start = max(i for i, line in enumerate(lines) if line.startswith("CMD "))
+    text = ""
+    for line in lines[start:]:
+        text += line.rstrip("\\").strip() + " "
+        if line.rstrip().endswith("]"):
+            break
+    return json.loads(text.removeprefix("CMD "))
+
+
+def test_every_web_launch_caps_websocket_frames_at_the_documented_size(compose):
+    """uvicorn's --ws-max-size closes a bigger frame (1009) before the voice consumer holds it."""
+    from assistant.consumers import SERVER_MAX_FRAME
+
+    def flag(args: list[str]) -> int | None:
+        return int(args[args.index("--ws-max-size") + 1]) if "--ws-max-size" in args else None
+
+    procfiles = {name: next(line for line in (ROOT / name).read_text().splitlines() if line.startswith("web:"))
+                 for name in ("Procfile", "Procfile.dev")}
+    launches = {
+        **{name: shlex.split(line) for name, line in procfiles.items()},
+        "compose web": compose["services"]["web"]["command"],
+        "Dockerfile": _dockerfile_cmd(),
+    }
+    assert {name: flag(args) for name, args in launches.items()} == dict.fromkeys(launches, SERVER_MAX_FRAME)
