@@ -40,6 +40,12 @@ class Alert(models.Model):
     def __str__(self) -> str:
         return f"{self.get_kind_display()} ({self.event_key})"
 
+    @property
+    def message(self) -> str:
+        from alerts.messages import alert_message
+
+        return alert_message(self.kind, self.facts)
+
 
 class AlertPreference(models.Model):
     """A store's choice for one kind: on or off, and where it goes. No row: on, every channel."""

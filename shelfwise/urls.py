@@ -27,6 +27,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("api/v1/", include("ledger.api_urls")),
     path("api/v1/", include("assistant.api_urls")),
+    path("api/v1/", include("alerts.api_urls")),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/docs", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

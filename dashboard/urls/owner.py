@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard.views import catalog, owner, till
+from dashboard.views import alerts, catalog, owner, till
 
 app_name = "owner"
 
@@ -29,4 +29,8 @@ urlpatterns = [
     path("reports/", owner.reports, name="reports"),
     path("reports/send", owner.report_send, name="report-send"),
     path("assistant/", owner.assistant_history, name="assistant"),
+    path("alerts/", alerts.alerts_page, name="alerts"),
+    path("alerts/<int:alert_id>/ack", alerts.alert_ack, name="alert-ack"),
+    path("alerts/<int:alert_id>/snooze", alerts.alert_snooze, name="alert-snooze"),
+    path("alerts/preferences", alerts.alert_preferences, name="alert-preferences"),
 ]
