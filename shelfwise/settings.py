@@ -259,6 +259,12 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "shelfwise.api_errors.exception_handler",
     "DEFAULT_PAGINATION_CLASS": None,
+    # DRF's, with JSON nested too deep refused as a 400 (shelfwise.parsers), form and multipart as usual.
+    "DEFAULT_PARSER_CLASSES": [
+        "shelfwise.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     # Per token and per user: assistant turns and writes (shelfwise.throttling); 429 beyond.
     "DEFAULT_THROTTLE_CLASSES": ["shelfwise.throttling.CallerRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {

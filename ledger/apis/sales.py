@@ -20,7 +20,6 @@ from drf_spectacular.utils import (
     extend_schema,
 )
 from rest_framework import serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -30,6 +29,7 @@ from ledger.apis.reads import PAGE_PARAMETERS, OrderOutput, page_of
 from ledger.errors import InvalidInput, InvalidLine
 from ledger.models import Receipt
 from ledger.services.receipts import MAX_KEY, MAX_LINES, Recorded, SaleLine
+from shelfwise.parsers import JSONParser
 from tenants.authentication import StoreRequest, request_actor
 
 KEY_HEADER = "Idempotency-Key"
