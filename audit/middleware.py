@@ -66,7 +66,7 @@ def _fields(request: HttpRequest) -> dict[str, Any]:
     else:
         sent = {key: request.POST.getlist(key) for key in request.POST}
         sent = {key: values[0] if len(values) == 1 else values for key, values in sent.items()}
-        sent.update({key: f"file {upload.name}" for key, upload in request.FILES.items()})
+        sent.update({key: f"file {getattr(upload, 'name', '')}" for key, upload in request.FILES.items()})
     return {
         key: _short(value) for key, value in list(sent.items())[:MAX_FIELDS]
         if not any(word in key.lower() for word in SECRET)
