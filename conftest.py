@@ -142,3 +142,23 @@ def _roomy_voice_sockets(settings):
     """Voice socket slots live in the cache too: other tests get a roomy cap;
     assistant/tests/test_voice_socket_limits.py sets a tight one and checks it."""
     settings.VOICE_SOCKETS_PER_USER = 100
+
+
+@pytest.fixture
+def router():
+    """The router model replaced at its process boundary by a scripted fake (``router.add(...)`` per turn)."""
+    from inference.base import Role
+    from inference.fake import fake_models
+
+    with fake_models(Role.ROUTER) as fake:
+        yield fake
+
+
+@pytest.fixture
+def fresh_channel_layer():
+    """A new in-memory channel layer for the test (its queues belong to one event loop)."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()

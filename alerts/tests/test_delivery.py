@@ -30,15 +30,6 @@ def _alerts(store):
         return list(Alert.objects.filter(store=store).order_by("id"))
 
 
-@pytest.fixture
-def fresh_channel_layer():
-    from channels.layers import channel_layers
-
-    channel_layers.backends.clear()
-    yield
-    channel_layers.backends.clear()
-
-
 # -- workspace: the open sockets -----------------------------------------------------------------
 
 

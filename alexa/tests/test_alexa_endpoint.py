@@ -17,7 +17,7 @@ from assistant.models import Conversation
 from audit.models import Turn
 from inference.base import Role
 from inference.config import backend_override
-from inference.fake import FakeBackend, fake_models
+from inference.fake import FakeBackend
 from ledger.models import Order, Product, ReorderDraft, StockEntry
 from tenants.context import use_store
 from tenants.services import token_create, token_revoke
@@ -28,12 +28,6 @@ SESSION = "amzn1.echo-api.session.0f6b1c7e-3d4a-4b8e-9a51-2c7d9e0a1b23"
 @pytest.fixture
 def raw_token(demo):
     return token_create(store=demo, name="alexa", scopes=["api", "orders:confirm"])[1]
-
-
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
 
 
 def _ask(key, token, words, session=SESSION, intent="OwnerRequestIntent"):

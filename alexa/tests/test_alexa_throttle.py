@@ -13,8 +13,6 @@ from rest_framework.test import APIClient
 from alexa.tests.conftest import alexa_request, post
 from alexa.views import SLOW_DOWN
 from audit.models import Turn
-from inference.base import Role
-from inference.fake import fake_models
 from ledger.models import Order, ReorderDraft
 from shelfwise.throttling import CallerRateThrottle
 from tenants.context import use_store
@@ -34,12 +32,6 @@ def two_turns_a_minute(monkeypatch):
 @pytest.fixture
 def raw_token(demo):
     return token_create(store=demo, name="alexa", scopes=["api", "orders:confirm"])[1]
-
-
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
 
 
 def _ask(key, token, words=None, intent="OwnerRequestIntent", kind="IntentRequest"):

@@ -15,8 +15,6 @@ from assistant.catalogs import catalog_for
 from assistant.lexicon import lexicon_for
 from assistant.pipeline import run_turn
 from assistant.types import Mode, TurnInput
-from inference.base import Role
-from inference.fake import fake_models
 from ledger.models import Product
 from speech.hearing import Hearing
 from speech.transcribe import Hypothesis
@@ -28,12 +26,6 @@ def hearing(demo):
     with use_store(demo):
         lexicon = lexicon_for(demo.business_type.slug)
         return Hearing(catalog=catalog_for(store=demo, lexicon=lexicon), lexicon=lexicon)
-
-
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
 
 
 def _h(*pairs: tuple[str, float]) -> list[Hypothesis]:

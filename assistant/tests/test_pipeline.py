@@ -10,18 +10,11 @@ import pytest
 from rest_framework.test import APIClient
 
 from audit.models import Record, Turn
-from inference.base import ErrorCode, InferenceError, Role
-from inference.fake import fake_models
+from inference.base import ErrorCode, InferenceError
 from ledger.demo import install_demo_catalog
 from ledger.models import Order, Product, ReorderDraft, StockEntry
 from tenants.context import use_store
 from tenants.services import token_create
-
-
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
 
 
 def _say(api_client, text, conversation=None, mode="router"):

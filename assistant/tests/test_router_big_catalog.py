@@ -12,8 +12,6 @@ import pytest
 
 from assistant.grounding import Catalog, CatalogEntry
 from assistant.modes.router import prompt as prompts
-from inference.base import Role
-from inference.fake import fake_models
 from ledger.models import CatalogImport
 from ledger.services import imports
 from tenants.context import use_store
@@ -21,12 +19,6 @@ from tenants.context import use_store
 BRANDS = ("Tata", "MDH", "Everest", "Aashirvaad", "24 Mantra", "Daawat")
 KINDS = ("Sella basmati", "Brown basmati", "Chana masala", "Idli rava", "Lime pickle")
 SIZES = ("100 g", "200 g", "500 g", "1 kg")
-
-
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
 
 
 def _import_branded(store, capture_on_commit) -> None:

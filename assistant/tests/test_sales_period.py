@@ -11,21 +11,12 @@ import re
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
-import pytest
 from django.utils import timezone
 
-from inference.base import Role
-from inference.fake import fake_models
 from ledger import services
 from ledger.models import Product, StockEntry
 from ledger.services import SaleLine
 from tenants.context import use_store
-
-
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
 
 
 def say(client, text, conversation=None):

@@ -10,19 +10,11 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from inference.base import Role
-from inference.fake import fake_models
 from speech.decode import decode_audio
 from speech.espeak import ESPEAK
 from tenants.services import token_create
 
 pytestmark = pytest.mark.skipif(ESPEAK is None, reason="espeak-ng is not installed (make system-deps)")
-
-
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
 
 
 def _turn(api_client, router) -> dict:

@@ -45,12 +45,8 @@ pytestmark = [
 
 
 @pytest.fixture(autouse=True)
-def fresh_channel_layer():
-    from channels.layers import channel_layers
-
-    channel_layers.backends.clear()
-    yield
-    channel_layers.backends.clear()
+def _fresh_layer(fresh_channel_layer):
+    """Each test gets its own in-memory channel layer (the shared fixture in conftest.py)."""
 
 
 _ORDER = {"transcript": 1, "guard": 2, "action": 3, "tool_call": 4, "reply": 5, "media": 6, "done": 7}

@@ -26,8 +26,6 @@ from assistant.tests.voice_socket import (
     until_done,
 )
 from audit.models import Turn
-from inference.base import Role
-from inference.fake import fake_models
 from ledger.models import Product, StockEntry
 from speech.decode import decode_audio
 from speech.espeak import ESPEAK, encode, espeak_samples, silence, trim
@@ -38,19 +36,8 @@ needs_espeak = pytest.mark.skipif(ESPEAK is None, reason="espeak-ng is not insta
 
 
 @pytest.fixture(autouse=True)
-def fresh_channel_layer():
-    """Each test gets its own in-memory channel layer (its queues belong to one event loop)."""
-    from channels.layers import channel_layers
-
-    channel_layers.backends.clear()
-    yield
-    channel_layers.backends.clear()
-
-
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
+def _fresh_layer(fresh_channel_layer):
+    """Each test gets its own in-memory channel layer (the shared fixture in conftest.py)."""
 
 
 def _journal(store) -> int:

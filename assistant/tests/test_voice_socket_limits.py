@@ -18,8 +18,6 @@ from assistant import socket_slots
 from assistant.consumers import VoiceConsumer
 from assistant.tests.voice_socket import kinds, open_socket, session_cookie, until_done
 from audit.models import Turn
-from inference.base import Role
-from inference.fake import fake_models
 from tenants.context import use_store
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,14 +26,10 @@ WAIT_S = 10
 
 
 @pytest.fixture(autouse=True)
-def fresh_layer_and_cache():
+def fresh_layer_and_cache(fresh_channel_layer):
     """Each test gets its own in-memory channel layer and an empty cache (SQLite reuses user ids)."""
-    from channels.layers import channel_layers
-
-    channel_layers.backends.clear()
     cache.clear()
     yield
-    channel_layers.backends.clear()
     cache.clear()
 
 
@@ -43,12 +37,6 @@ def fresh_layer_and_cache():
 def cap(settings):
     settings.VOICE_SOCKETS_PER_USER = 2
     return 2
-
-
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
 
 
 def _run(scenario, *args, **kwargs):

@@ -20,8 +20,6 @@ from django.core.cache import cache
 from assistant.consumers import MAX_AUDIO_FRAME, MAX_ENCODED_BYTES, SERVER_MAX_FRAME
 from assistant.tests.voice_socket import open_socket, session_cookie, until_done
 from audit.models import Turn
-from inference.base import Role
-from inference.fake import fake_models
 from ledger.models import StockEntry
 from tenants.context import use_store
 
@@ -32,20 +30,11 @@ VALID = {"type": "text", "text": "where is the gur"}
 
 
 @pytest.fixture(autouse=True)
-def fresh_layer_and_cache():
-    from channels.layers import channel_layers
-
-    channel_layers.backends.clear()
+def fresh_layer_and_cache(fresh_channel_layer):
+    """Each test gets its own in-memory channel layer and an empty cache (SQLite reuses user ids)."""
     cache.clear()
     yield
-    channel_layers.backends.clear()
     cache.clear()
-
-
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
 
 
 def _text(message: Any) -> tuple[str, str]:

@@ -16,8 +16,6 @@ from asgiref.sync import async_to_sync
 from django.utils import timezone
 
 from audit.models import Turn
-from inference.base import Role
-from inference.fake import fake_models
 from ledger.models import Product, StockEntry
 from tenants.context import use_store
 from worker.models import TurnJob
@@ -28,12 +26,6 @@ from worker.watch import turn_events, turn_wait
 pytestmark = pytest.mark.django_db
 
 COUNT_ATTA = {"action": "update_count", "item": "atta"}
-
-
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
 
 
 def _submit(store, text, **extra):

@@ -33,12 +33,6 @@ ROOT = Path(__file__).resolve().parents[2]
 COUNT_ATTA = {"action": "update_count", "item": "atta"}
 
 
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
-
-
 def _atta(store):
     with use_store(store):
         return Product.objects.get(store=store, name="Atta").stock

@@ -13,7 +13,6 @@ from rest_framework.test import APIClient
 
 from audit.models import Record
 from inference.base import Role
-from inference.fake import fake_models
 from ledger.models import Product
 from tenants.context import use_store
 from tenants.services import token_create
@@ -22,12 +21,6 @@ from tenants.services import token_create
 @pytest.fixture
 def fast(settings):
     settings.SHELFWISE_FAST_PATH = True
-
-
-@pytest.fixture
-def router():
-    with fake_models(Role.ROUTER) as fake:
-        yield fake
 
 
 def _say(client, text, conversation=None):
