@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.test import Client
 
 from alexa.tests.conftest import alexa_request, post
-from alexa.tests.test_alexa_endpoint import router  # noqa: F401 - the scripted router
 from audit.models import Turn
 from identity.tests.oauth_flow import tokens_for
 from tenants.context import use_store
