@@ -10,12 +10,24 @@ HOST ?= 127.0.0.1
 
 install: $(STAMP)
 
-$(STAMP): $(wildcard requirements*.txt)
+# From the lock files: every package (dependencies included) at one version with its sha256 hashes,
+# so a fresh machine installs what CI tested. The *.txt files are what we ask for; `make lock`
+# turns them into the *.lock files (pip-tools, in a throwaway environment).
+$(STAMP): requirements-dev.lock requirements-nodeps.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -r requirements-dev.txt
-	$(BIN)/python -m pip install -q --no-deps -r requirements-nodeps.txt
+	$(BIN)/python -m pip install -q --require-hashes -r requirements-dev.lock
+	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements-nodeps.lock
 	@touch $(STAMP)
+
+PIP_TOOLS := pip-tools==7.7.0
+LOCK_FLAGS := --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links -q
+.PHONY: lock
+lock:
+	@test -x var/lock-env/bin/pip-compile || ($(PYTHON) -m venv var/lock-env && var/lock-env/bin/pip install -q $(PIP_TOOLS))
+	var/lock-env/bin/pip-compile $(LOCK_FLAGS) -o requirements.lock requirements.txt
+	var/lock-env/bin/pip-compile $(LOCK_FLAGS) -o requirements-dev.lock requirements-dev.txt
+	var/lock-env/bin/python scripts/lock_nodeps.py requirements-nodeps.txt requirements-nodeps.lock
 
 # The web process and one worker beside it (Procfile.dev): SQLite, a folder as the Celery broker, no Redis.
 # The worker holds the models (warmed at start) and runs beat; the web process never loads a model.
