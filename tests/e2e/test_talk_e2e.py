@@ -273,3 +273,30 @@ def test_a_drafted_reorder_is_approved_from_the_page_and_placed(page, live_url, 
         pending.refresh_from_db()
     assert pending.status != ReorderDraft.Status.PENDING
 
+
+
+def test_a_window_over_the_socket_limit_says_so_and_does_not_keep_reconnecting(browser, live_url, demo_owner, settings):
+    """VOICE_SOCKETS_PER_USER=1: a second window of the same owner gets 4429, shows why, and waits a
+    minute before trying again instead of the quick reconnect loop (which would be refused each time)."""
+    settings.VOICE_SOCKETS_PER_USER = 1
+    _, user = demo_owner
+    context = browser.new_context(bypass_csp=True)
+    context.set_default_timeout(15_000)
+    # Count the sockets each window opens.
+    context.add_init_script(
+        "window.__sockets = 0; const Native = window.WebSocket;"
+        "window.WebSocket = function (url, protocols) { window.__sockets += 1; return new Native(url, protocols); };"
+        "Object.assign(window.WebSocket, Native); window.WebSocket.prototype = Native.prototype;"
+    )
+    try:
+        first = context.new_page()
+        _open_talk_page(first, live_url, user)
+        second = context.new_page()
+        second.goto(f"{live_url}/app/talk/")
+        expect(second.locator("#talk-connection")).to_contain_text("too many windows")
+        second.wait_for_timeout(4_000)  # the quick loop would have tried 2-3 more times by now
+        assert second.evaluate("window.__sockets") == 1
+        assert first.evaluate("window.__sockets") == 1
+        expect(first.locator("#talk")).to_have_attribute("data-socket", "ready")
+    finally:
+        context.close()

@@ -581,6 +581,16 @@
     return !!(state.socket && state.ready && state.socket.readyState === WebSocket.OPEN);
   }
 
+  // Close codes of assistant/consumers.py that a reconnect loop must not hammer.
+  const SOCKET_REFUSALS = {
+    4401: { text: "Voice needs you signed in. Reload the page to sign in again; typed requests still work." },
+    4403: { text: "Voice is not open to you for this store. Typed requests still work." },
+    4429: {
+      text: "Voice is open in too many windows or devices. Close one; this page tries again every minute. Typed requests still work.",
+      retryMs: 60000,
+    },
+  };
+
   function connect() {
     clearTimeout(state.reconnectTimer);
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
@@ -606,7 +616,7 @@
       }
       if (message && typeof message.type === "string") handleMessage(message);
     };
-    socket.onclose = () => {
+    socket.onclose = (event) => {
       if (state.socket !== socket) return;
       state.socket = null;
       state.ready = false;
@@ -619,8 +629,16 @@
         showError("The connection dropped before the answer came. Please try again.");
         closeTurn(null);
       }
-      showConnection("Voice is offline — typed requests still work. Reconnecting…", "down");
       updateButton();
+      const refusal = SOCKET_REFUSALS[event.code];
+      if (refusal) {
+        // The server said no for a reason that a quick retry cannot change: say it, and retry
+        // only where it can pass later (another window closing frees a slot), slowly.
+        showConnection(refusal.text, "down");
+        if (refusal.retryMs) state.reconnectTimer = setTimeout(connect, refusal.retryMs);
+        return;
+      }
+      showConnection("Voice is offline — typed requests still work. Reconnecting…", "down");
       scheduleReconnect();
     };
   }
