@@ -28,6 +28,13 @@ _ORDER = re.compile(
 # "we need more samosas" asks to order; "how do I get more customers" does not.
 _MORE = re.compile(r"\b(get|need|want) (some |a few )?more\b")
 _QUESTION = re.compile(r"^(how|what|why|when|who|which|is|are|does|do)\b")
+# A question about an order that exists ("where is the order", "did the order come", "what did we
+# order last week") is not asking for a new one; "can you order rice" and "should we order more" are.
+_ABOUT_AN_ORDER = re.compile(
+    r"^(where|when|what|which|did|has|have|was|were|is|are)\b.*"
+    r"(\b(the|my|our|your|that|this|last|yesterday's|today's) (re-?)?orders?\b|\b(we|i|you) (re-?)?ordered\b|"
+    r"\bdid (we|i|you) (re-?)?order\b)"
+)
 _NARROW = re.compile(r"\b(only|just|instead|skip|without|except|drop|remove|but)\b")
 _REPORT = re.compile(r"\b(email|e-mail|mail|send|report|inbox)\b")
 
@@ -47,6 +54,8 @@ class OwnerWords:
     @property
     def asks_order(self) -> bool:
         lowered = self.text.lower()
+        if _ABOUT_AN_ORDER.search(lowered):
+            return False
         if _ORDER.search(lowered) or (_MORE.search(lowered) and not _QUESTION.match(lowered)):
             return True
         return self.draft_just_offered and bool(_NARROW.search(lowered))
@@ -67,18 +76,18 @@ class OwnerWordsPolicy:
         args = call.arguments
         if name == "update_inventory":
             if not self.words.asks_count_change:
-                return Refusal("The owner did not ask to change a count with a number, so no count was changed.")
+                return Refusal("You didn't tell me a new count with a number, so no count was changed.")
             if args.get("stock") not in self.words.numbers:
                 return Refusal(
-                    f"The owner did not say {args.get('stock')}; a count can only be set to a number the owner said."
+                    f"You didn't say {args.get('stock')}; I can only set a count to a number you said."
                 )
             return None
         if name == "place_reorder":
             if args.get("confirmed"):
-                return Refusal("Only the owner can confirm an order, by saying yes to the draft; nothing was ordered.")
+                return Refusal("Only you can confirm an order, by saying yes to the draft; nothing was ordered.")
             if not self.words.asks_order:
-                return Refusal("The owner did not ask to order or restock, so no draft was made.")
+                return Refusal("You didn't ask me to order or restock, so I made no draft.")
             return None
         if name in ("send_inventory_report", "send_sales_report") and not self.words.asks_report:
-            return Refusal("The owner did not ask for a report by email, so nothing was sent.")
+            return Refusal("You didn't ask for a report by email, so nothing was sent.")
         return None

@@ -398,3 +398,13 @@ def test_the_catalog_is_reused_between_turns_and_rebuilt_after_any_catalog_chang
         services.product_update(store=demo, product=dal, version=dal.version, actor="system:test", aliases=["arhar"])
     renamed = catalog_for(store=demo, lexicon=lexicon)
     assert renamed is not first and renamed.entry_named("arhar").name == "Toor dal"
+
+
+def test_a_question_about_an_order_drafts_nothing_even_when_the_model_says_restock(api_client, demo, router):
+    """The spoken set's "where's the otta", heard as "where is the order": a question, not a request."""
+    router.add({"action": "draft_restock"})
+    answer = _say(api_client, "where is the order")
+    assert not any(call["tool"] == "place_reorder" and call["ok"] for call in answer["tool_calls"])
+    with use_store(demo):
+        assert not ReorderDraft.objects.filter(store=demo).exists()
+    assert "didn't change anything" in answer["reply"]
