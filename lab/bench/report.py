@@ -204,6 +204,8 @@ def routing_text(summary: Any, *, list_misses: bool = True) -> str:
     ]
     if s.numbers_total:
         lines.append(f"Spoken counts/quantities read (update_count, draft_restock): {s.numbers_ok}/{s.numbers_total}")
+    if getattr(s, "periods_total", 0):
+        lines.append(f"Periods found in the words as the gold (sales_period; any action): {s.periods_ok}/{s.periods_total}")
     lines.append(
         f"Latency per utterance (wall clock, n={s.total}): median {_s(s.median_ms)}, p90 {_s(s.p90_ms)}"
         + (f"; router model call median {s.median_model_ms:.0f} ms" if s.median_model_ms is not None else "")
@@ -228,6 +230,8 @@ def routing_text(summary: Any, *, list_misses: bool = True) -> str:
             lines.append(
                 f"  {score.item.id:<7} {_clip(score.item.say, 48):<48} gold {gold}; got {score.predicted}"
                 f" [{score.grounded}]" + (" (matcher)" if score.decided_by == "matcher" else "")
+                + (f"; period {score.item.period}" + (f" vs {score.item.compare}" if score.item.compare else "")
+                   + f", found {score.period_said}" if score.period_ok is False else "")
             )
     return "\n".join(lines)
 

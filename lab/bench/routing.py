@@ -13,6 +13,11 @@ running any tool. It is scored on:
   "restock everything low" (no gold items), nothing at all is grounded, neither a product nor
   an unknown one (either would change what gets ordered);
   list_products with a ``group``: grounding gives that group;
+  sales_period: the gold ``item`` is the first grounded product, or the gold ``group`` is the
+  grounded group, or, where the gold names neither, nothing is grounded (a product or group
+  would narrow the figures); and the period found in the words (``periods_find``, as the action
+  finds it, today where none) resolves to the same start and end as the gold ``period`` at the
+  same moment, and the comparison to the gold ``compare`` (or there is none where the gold has none);
   every other action: the action alone.
 - numbers (reported apart): update_count's gold ``count`` and draft_restock's gold ``qty`` are
   among the numbers normalisation read from the words.
@@ -54,6 +59,8 @@ class RoutingItem:
     count: int | None = None
     topic: str | None = None
     kind: str | None = None
+    period: str | None = None
+    compare: str | None = None
 
 
 def routing_set_load(path: str | Path, *, actions: Iterable[str] | None = None) -> tuple[RoutingItem, ...]:
@@ -85,7 +92,7 @@ def routing_set_load(path: str | Path, *, actions: Iterable[str] | None = None) 
             id=str(raw.get("id", position)), say=raw["say"], action=raw["action"], item=raw.get("item"),
             items=tuple(raw["items"]) if raw.get("items") is not None else None, group=raw.get("group"),
             not_carried=raw.get("not_carried"), ask=raw.get("ask"), count=raw.get("count"),
-            topic=raw.get("topic"), kind=raw.get("kind"),
+            topic=raw.get("topic"), kind=raw.get("kind"), period=raw.get("period"), compare=raw.get("compare"),
         ))
     return tuple(items)
 
@@ -106,6 +113,8 @@ class RouteScore:
     said: str = ""  # the decision's item words (the grounding hint), for reading the misses
     prompt_tokens: tuple[int, ...] = ()  # per model call, as the backend counted them
     cached_tokens: tuple[int | None, ...] = ()  # per model call: of those, served from the prompt cache
+    period_ok: bool | None = None  # None where the gold has no period
+    period_said: str = ""  # the period (and comparison) found in the words, for reading the misses
 
 
 def _names(grounding: Any) -> list[str]:
@@ -145,7 +154,39 @@ def item_matches(item: RoutingItem, grounding: Any) -> bool:
         return sorted(name.casefold() for name in names) == wanted
     if item.action == "list_products" and item.group is not None:
         return grounding is not None and _same(grounding.group, item.group)
+    if item.action == "sales_period":
+        if grounding is None:
+            return item.item is None and item.group is None
+        if item.item is not None:
+            return bool(names) and _same(names[0], item.item)
+        if item.group is not None:
+            return not names and _same(grounding.group, item.group)
+        return not names and not grounding.group
     return True
+
+
+def _spans(found: Any, now: Any) -> tuple[Any, ...]:
+    from ledger.periods import comparison_resolve
+
+    period, other = comparison_resolve(found, now=now)
+    return (period.start, period.end) + ((other.start, other.end) if other is not None else ())
+
+
+def period_match(item: RoutingItem, text: str, *, now: Any) -> tuple[bool | None, str]:
+    """Whether the period (and comparison) found in the words is the gold one at ``now``, and what was found.
+
+    None where the gold has no period. A period the words name that cannot be read is a miss.
+    """
+    from ledger.periods import Found, PeriodError, periods_find
+
+    if item.period is None:
+        return None, ""
+    try:
+        found = periods_find(text, now=now) or Found("today")
+        said = found.period + (f" vs {found.compare}" if found.compare else "")
+        return _spans(found, now) == _spans(Found(item.period, item.compare), now), said
+    except PeriodError as exc:
+        return False, f"(refused: {exc.message})"
 
 
 def numbers_match(item: RoutingItem, numbers: Sequence[int]) -> bool | None:
@@ -162,15 +203,18 @@ def numbers_match(item: RoutingItem, numbers: Sequence[int]) -> bool | None:
 
 def route_score(item: RoutingItem, *, words: Any, decision: Any, grounding: Any, ms: float,
                 model_ms: Sequence[float] = (), decided_by: str = "model", prompt_tokens: Sequence[int] = (),
-                cached_tokens: Sequence[int | None] = ()) -> RouteScore:
-    """Score one routed utterance."""
+                cached_tokens: Sequence[int | None] = (), now: Any = None) -> RouteScore:
+    """Score one routed utterance (``now``, the store's local now, scores a gold period)."""
     predicted = decision.action if decision is not None else INVALID
     action_ok = predicted == item.action
+    period_ok, period_said = (None, "")
+    if item.period is not None and now is not None:
+        period_ok, period_said = period_match(item, getattr(words, "text", "") or item.say, now=now)
     return RouteScore(
         item=item,
         predicted=predicted,
         action_ok=action_ok,
-        item_ok=action_ok and item_matches(item, grounding),
+        item_ok=action_ok and item_matches(item, grounding) and period_ok is not False,
         grounded=describe_grounding(grounding),
         numbers_ok=numbers_match(item, tuple(getattr(words, "numbers", ()) or ())),
         ms=ms,
@@ -179,6 +223,8 @@ def route_score(item: RoutingItem, *, words: Any, decision: Any, grounding: Any,
         said=(getattr(decision, "item", None) or "") if decision is not None else "",
         prompt_tokens=tuple(prompt_tokens),
         cached_tokens=tuple(cached_tokens),
+        period_ok=period_ok,
+        period_said=period_said,
     )
 
 
@@ -186,7 +232,10 @@ def route_one(*, store: Any, item: RoutingItem, catalog: Any = None, fast: bool 
     """Route one utterance as a turn would (the fast path first when ``fast``) and score it, with its wall-clock time."""
     from assistant import model_log
     from assistant.modes.router.mode import route_request
+    from ledger.periods import store_now
+    from ledger.selectors import store_tz
 
+    now = store_now(store_tz(store)) if item.period is not None else None
     with model_log.collect() as exchanges:
         started = time.perf_counter()
         routed = route_request(store=store, text=item.say, catalog=catalog, fast=fast)
@@ -194,7 +243,7 @@ def route_one(*, store: Any, item: RoutingItem, catalog: Any = None, fast: bool 
     return route_score(item, words=routed.words, decision=routed.decision, grounding=routed.grounding, ms=ms,
                        model_ms=[exchange.duration_ms for exchange in exchanges], decided_by=routed.decided_by,
                        prompt_tokens=[exchange.prompt_tokens for exchange in exchanges],
-                       cached_tokens=[exchange.response.get("cached_tokens") for exchange in exchanges])
+                       cached_tokens=[exchange.response.get("cached_tokens") for exchange in exchanges], now=now)
 
 
 @dataclass
@@ -225,6 +274,8 @@ class RoutingSummary:
     matcher_confusion: list[tuple[tuple[str, str], int]] = field(default_factory=list)  # its wrong answers
     matched_median_ms: float | None = None
     model_median_ms: float | None = None
+    periods_total: int = 0  # utterances whose gold names a period
+    periods_ok: int = 0  # of those, the period found in the words was the gold one
 
 
 def routing_summary(scores: Sequence[RouteScore]) -> RoutingSummary:
@@ -260,4 +311,6 @@ def routing_summary(scores: Sequence[RouteScore]) -> RoutingSummary:
         matcher_confusion=Counter((s.item.action, s.predicted) for s in matched if not s.action_ok).most_common(),
         matched_median_ms=percentile([s.ms for s in matched], 50),
         model_median_ms=percentile([s.ms for s in scores if s.decided_by != "matcher"], 50),
+        periods_total=sum(s.period_ok is not None for s in scores),
+        periods_ok=sum(bool(s.period_ok) for s in scores),
     )

@@ -103,14 +103,15 @@ class Command(BaseCommand):
             path.write_text(json.dumps({
                 "set": Path(options["path"]).name,
                 "total": summary.total, "action_ok": summary.action_ok, "item_ok": summary.item_ok,
-                "dropped_to_chat": summary.dropped_to_chat, "action_requests": summary.action_requests,
+                "dropped_to_chat": summary.dropped_to_chat, "periods_ok": summary.periods_ok, "periods_total": summary.periods_total, "action_requests": summary.action_requests,
                 "median_ms": summary.median_ms, "p90_ms": summary.p90_ms, "fast_path": fast,
                 "matched": summary.matched, "matched_action_ok": summary.matched_action_ok,
                 "per_action": {name: asdict(tally) for name, tally in summary.per_action.items()},
                 "scores": [
                     {"id": s.item.id, "say": s.item.say, "gold": s.item.action, "predicted": s.predicted,
                      "action_ok": s.action_ok, "item_ok": s.item_ok, "grounded": s.grounded,
-                     "numbers_ok": s.numbers_ok, "ms": round(s.ms, 1), "decided_by": s.decided_by}
+                     "numbers_ok": s.numbers_ok, "period_ok": s.period_ok, "period_said": s.period_said,
+                     "ms": round(s.ms, 1), "decided_by": s.decided_by}
                     for s in scores
                 ],
             }, indent=2, ensure_ascii=False))
