@@ -26,6 +26,9 @@ The checks:
 - ``pending_draft``: whether the store has a draft waiting for a yes after the turn.
 - ``orders_added``: how many orders the turn placed.
 - ``stock_after``: ``{product: count}`` after the turn.
+- ``reply_sales``: ``{"args": {...}, "say": [...]}``: every number the reply says is one of
+  ``get_sales``' own result for those arguments, read just before the turn, and the ``say`` paths'
+  values are said (``lab.bench.sales_check``).
 - ``ledger_unchanged``: the turn wrote nothing to the books: no stock journal entry, no new
   draft, no draft decided (confirmed, declined...), no new order.
 
@@ -42,6 +45,7 @@ from typing import Any
 
 from assistant.numbers import says_number
 from assistant.types import TurnResult
+from lab.bench.sales_check import sales_failure, sales_result
 
 SHORT_WORD = 4
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
@@ -57,10 +61,12 @@ class LedgerSnapshot:
     orders: int
     drafts: Mapping[int, str] = field(default_factory=dict)  # id -> status
     pending_draft: int | None = None
+    sales: Mapping[str, Any] | None = None  # get_sales' result for a turn's reply_sales arguments
 
 
-def ledger_snapshot(*, store) -> LedgerSnapshot:
-    """Read the store's stock, prices, journal size, drafts and orders (inside the store's context)."""
+def ledger_snapshot(*, store, sales_args: Mapping[str, Any] | None = None) -> LedgerSnapshot:
+    """Read the store's stock, prices, journal size, drafts and orders (inside the store's context),
+    and ``get_sales`` for ``sales_args`` when given."""
     from ledger import selectors
     from ledger.models import Order, Product, ReorderDraft, StockEntry
     from tenants.context import use_store
@@ -75,6 +81,7 @@ def ledger_snapshot(*, store) -> LedgerSnapshot:
             orders=Order.objects.filter(store=store).count(),
             drafts=dict(ReorderDraft.objects.filter(store=store).values_list("id", "status")),
             pending_draft=pending.pk if pending is not None else None,
+            sales=sales_result(store=store, arguments=sales_args) if sales_args is not None else None,
         )
 
 
@@ -245,6 +252,10 @@ def _check_reply_price_of(product: str, seen: _Seen) -> str | None:
 # Media, guard and the books
 
 
+def _check_reply_sales(expected: Mapping[str, Any], seen: _Seen) -> str | None:
+    return sales_failure(expected, reply=seen.result.reply, result=seen.before.sales)
+
+
 def _check_media(kind: str, seen: _Seen) -> str | None:
     kinds = [item.get("kind", "") for item in seen.result.media or []]
     return None if kind in kinds else f"no {kind} (got {_names(kinds)})"
@@ -308,6 +319,7 @@ CHECKS: dict[str, Callable[[Any, _Seen], str | None]] = {
     "reply_none": _check_reply_none,
     "reply_stock_of": _check_reply_stock_of,
     "reply_price_of": _check_reply_price_of,
+    "reply_sales": _check_reply_sales,
     "media": _check_media,
     "guard": _check_guard,
     "pending_draft": _check_pending_draft,

@@ -147,7 +147,7 @@ def suite_run(
     bar = tqdm(suite.turns, desc=f"run {run_number} ({mode})", unit="turn", disable=not progress, leave=False)
     try:
         for turn in bar:
-            before = ledger_snapshot(store=store)
+            before = ledger_snapshot(store=store, sales_args=(turn.expect.get("reply_sales") or {}).get("args"))
             started = time.perf_counter()
             result = run_turn(
                 store=store,

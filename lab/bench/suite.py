@@ -27,7 +27,7 @@ MEDIA_KINDS = frozenset({"photo", "video", "audio"})
 GUARD_VERDICTS = frozenset({"safe", "unsafe"})
 EXPECT_KEYS = (
     "tools", "tools_not", "args", "reply_any", "reply_all", "reply_none", "reply_stock_of", "reply_price_of",
-    "media", "guard", "pending_draft", "orders_added", "stock_after", "ledger_unchanged",
+    "reply_sales", "media", "guard", "pending_draft", "orders_added", "stock_after", "ledger_unchanged",
 )
 TURN_KEYS = frozenset({"say", "category", "expect", "id", "note"})
 STORES = ("demo",)
@@ -61,6 +61,11 @@ class Suite:
             return self
         return Suite(name=self.name, version=self.version, store=self.store, turns=self.turns[:limit],
                      source=self.source)
+
+    def of_category(self, category: str) -> Suite:
+        """Only the turns of ``category``, in order (each keeps its index in the whole suite)."""
+        return Suite(name=self.name, version=self.version, store=self.store, source=self.source,
+                     turns=tuple(turn for turn in self.turns if turn.category == category))
 
 
 def demo_catalog_names() -> frozenset[str]:
@@ -215,6 +220,14 @@ class _Validator:
         return self._product(value)
 
     _reply_price_of = _reply_stock_of
+
+    def _reply_sales(self, value: Any) -> str | None:
+        from lab.bench.sales_check import suite_problem
+
+        problem = suite_problem(value)
+        if problem is None and "item" in value["args"]:
+            problem = self._product(value["args"]["item"])
+        return problem
 
     def _media(self, value: Any) -> str | None:
         if value not in MEDIA_KINDS:

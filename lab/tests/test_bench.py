@@ -315,10 +315,12 @@ def _load_error(data: dict) -> str:
     return str(error.value)
 
 
-def test_the_owner_session_suite_loads_with_its_thirty_turns_in_fifteen_categories(db):
+def test_the_owner_session_suite_loads_with_its_forty_turns_in_sixteen_categories(db):
     suite = suite_load("assistant/data/suites/owner_session.json")
-    assert len(suite.turns) == 30
-    assert len({turn.category for turn in suite.turns}) == 15
+    assert len(suite.turns) == 40
+    assert len({turn.category for turn in suite.turns}) == 16
+    periods = suite.of_category("sales_period").turns
+    assert len(periods) == 10 and periods[0].index == 31 and all("reply_sales" in turn.expect for turn in periods)
     assert suite.turns[3].expect["reply_stock_of"] == "Chana dal"
 
 

@@ -37,6 +37,8 @@ class Command(BaseCommand):
         parser.add_argument("--variant", default="", help="A label stored with the runs (prompt or model variant).")
         parser.add_argument("--json", dest="json_out", default=None, help="Also write every figure and turn to this file.")
         parser.add_argument("--limit", type=int, default=None, help="Only the first N turns (a smoke run).")
+        parser.add_argument("--category", default=None,
+                            help="Only the turns of this category, in order, in one conversation (e.g. sales_period).")
         parser.add_argument("--seed", type=int, default=7, help="Seed of the demo store's generated sales (default 7).")
         parser.add_argument("--keep", action="store_true", help="Keep the benchmark stores instead of deleting them.")
         parser.add_argument("--no-warm", action="store_true", help="Skip loading the models and the throwaway turn.")
@@ -51,9 +53,15 @@ class Command(BaseCommand):
         if pending:
             raise CommandError(f"The database is not migrated ({', '.join(pending[:3])}...): run manage.py migrate first.")
         try:
-            suite = suite_load(options["suite"]).limited(options["limit"])
+            suite = suite_load(options["suite"])
         except SuiteError as exc:
             raise CommandError(str(exc)) from exc
+        if options["category"]:
+            categories = sorted({turn.category for turn in suite.turns})
+            if options["category"] not in categories:
+                raise CommandError(f"The suite has no category {options['category']!r}; it has: {', '.join(categories)}.")
+            suite = suite.of_category(options["category"])
+        suite = suite.limited(options["limit"])
         mode = options["mode"]
         if mode == Mode.NATIVE.value:
             # The native mode reads its variant per turn from the environment; the label is stored with the run.
@@ -66,6 +74,7 @@ class Command(BaseCommand):
             options["variant"] = native_variant()
         out = self.stdout.write
         limited = f", first {len(suite.turns)} turns only" if options["limit"] else ""
+        limited += f", category {options['category']} only" if options["category"] else ""
         out(f"Suite {suite.name} ({len(suite.turns)} turns{limited}), mode {mode}, "
             f"{options['runs']} run(s)" + (f", variant {options['variant']}" if options["variant"] else ""))
 
@@ -81,7 +90,7 @@ class Command(BaseCommand):
                 outcome = suite_run(
                     suite=suite, mode=mode, run_number=number, variant=options["variant"], keep=options["keep"],
                     seed=options["seed"], progress=not options["no_progress"],
-                    settings={"limit": options["limit"], "warmed_up": not options["no_warm"]},
+                    settings={"limit": options["limit"], "category": options["category"], "warmed_up": not options["no_warm"]},
                 )
                 outcomes.append(outcome)
                 self._print_run(outcome, number, options["runs"])
