@@ -176,15 +176,22 @@ def period_match(item: RoutingItem, text: str, *, now: Any) -> tuple[bool | None
     """Whether the period (and comparison) found in the words is the gold one at ``now``, and what was found.
 
     None where the gold has no period. A period the words name that cannot be read is a miss.
+
+    Raises:
+        RoutingSetError: the gold period itself cannot be read (the set is wrong, not the router).
     """
     from ledger.periods import Found, PeriodError, periods_find
 
     if item.period is None:
         return None, ""
     try:
+        gold = _spans(Found(item.period, item.compare), now)
+    except PeriodError as exc:
+        raise RoutingSetError(f"{item.id}: the gold period cannot be read ({exc.message})") from None
+    try:
         found = periods_find(text, now=now) or Found("today")
         said = found.period + (f" vs {found.compare}" if found.compare else "")
-        return _spans(found, now) == _spans(Found(item.period, item.compare), now), said
+        return _spans(found, now) == gold, said
     except PeriodError as exc:
         return False, f"(refused: {exc.message})"
 

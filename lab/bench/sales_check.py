@@ -8,8 +8,8 @@ and keeps the result in the snapshot. The check then holds two things:
   a date's day or year, a number in a product's name; a figure of another period, another product
   or a number the model made up fails;
 - each ``say`` path's value is said: ``"revenue"``, ``"focus.units"``, ``"rows.0.name"``,
-  ``"comparison.focus.units"``, ``"comparison.change.revenue.delta"``. A count of 0 may be said as
-  "no ..." or "none".
+  ``"comparison.focus.units"``, ``"comparison.change.revenue.delta"``. A zero (a count or an
+  amount) may be said as "no ..." or "none".
 """
 
 from __future__ import annotations
@@ -84,13 +84,12 @@ def _at(data: Any, path: str) -> Any:
 
 
 def _said(reply: str, value: Any) -> bool:
-    if isinstance(value, str):
-        if _NUMBER.fullmatch(value):
-            return says_number(reply, abs(Decimal(value)))
+    if isinstance(value, str) and not _NUMBER.fullmatch(value):
         return " ".join(value.casefold().split()) in " ".join(reply.casefold().split())
-    if value in (0, Decimal(0)) and not isinstance(value, bool):
+    number = abs(Decimal(str(value)))
+    if number == 0:  # "no sales recorded", "no Ghee": nothing, said as such
         return says_number(reply, 0) or bool(_NONE.search(reply.casefold()))
-    return says_number(reply, abs(Decimal(str(value))))
+    return says_number(reply, number)
 
 
 def sales_failure(expected: Mapping[str, Any], *, reply: str, result: Mapping[str, Any] | None) -> str | None:

@@ -35,6 +35,9 @@ def test_a_reply_passes_when_its_numbers_are_the_results_and_the_asked_figures_a
     assert sales_failure({"say": ["focus.units", "focus.revenue", "comparison.focus.units"]}, reply=reply,
                          result=RESULT) is None
     assert sales_failure({"say": ["focus.name"]}, reply="Ghee sold eight.", result=RESULT) is None
+    nothing = {**RESULT, "comparison": {**RESULT["comparison"], "revenue": "0.00"}}
+    assert sales_failure({"say": ["comparison.revenue"]}, reply="Last week: no sales recorded.", result=nothing) is None
+    assert sales_failure({"say": ["comparison.revenue"]}, reply="Last week: 34 receipts.", result=nothing) is not None
 
 
 def test_a_number_not_in_the_result_or_a_figure_not_said_fails_and_says_which():

@@ -6,7 +6,17 @@ import datetime as dt
 from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
-from lab.bench.routing import RoutingItem, item_matches, period_match, route_score, routing_summary
+import pytest
+
+from lab.bench.routing import (
+    RoutingItem,
+    RoutingSetError,
+    item_matches,
+    period_match,
+    route_score,
+    routing_set_load,
+    routing_summary,
+)
 
 NOW = dt.datetime(2026, 12, 3, 15, 0, tzinfo=ZoneInfo("Asia/Kolkata"))  # a Thursday
 
@@ -51,3 +61,15 @@ def test_a_wrong_period_is_a_miss_of_action_and_item_and_counted_apart():
     assert wrong.action_ok and not wrong.item_ok and wrong.period_ok is False
     summary = routing_summary([right, wrong])
     assert (summary.periods_ok, summary.periods_total, summary.item_ok) == (1, 2, 1)
+
+
+def test_a_gold_period_the_resolver_cannot_read_is_the_sets_error_not_a_miss():
+    with pytest.raises(RoutingSetError, match="p: the gold period cannot be read"):
+        period_match(_item("sales between the 1st and the 15th", "november 1 to november 15"), "x", now=NOW)
+
+
+@pytest.mark.parametrize("now", [NOW, dt.datetime(2027, 1, 1, 0, 30, tzinfo=ZoneInfo("America/Chicago")),
+                                 dt.datetime(2027, 3, 14, 12, 0, tzinfo=ZoneInfo("America/Chicago"))])
+def test_every_gold_period_of_the_periods_set_can_be_read(now):
+    for item in routing_set_load("assistant/data/routing_periods.json"):
+        period_match(item, item.say, now=now)  # raises on an unreadable gold
