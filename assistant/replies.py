@@ -126,13 +126,21 @@ def store_health(reconciliation: Mapping[str, Any]) -> str:
     return sentence
 
 
-def draft_offer(draft: Mapping[str, Any]) -> str:
+def reorder_why(name: str, reason: str) -> str:
+    """A suggestion's reason said about the product: "Toor dal: sells about 3 a day, 2 days left; ..."."""
+    reason = reason.strip()
+    return f"{name}: {reason[:1].lower()}{reason[1:]}" if reason else ""
+
+
+def draft_offer(draft: Mapping[str, Any], *, why: str = "") -> str:
+    """The draft read back; ``why`` (a suggestion's reason, from a tool result) goes before the question."""
     currency = draft.get("currency", "USD")
     lines = [f"{line['qty']} {line['item']}" for line in draft["lines"]]
     total = money(draft["estimatedTotal"], currency)
     supplier = f" from {draft['supplier']}" if draft.get("supplier") else ""
+    because = f"{why} " if why else ""
     return (
-        f"I've drafted an order for {join(lines)}, about {total}{supplier}. "
+        f"I've drafted an order for {join(lines)}, about {total}{supplier}. {because}"
         "Shall I place it? Say yes to order, or no to drop it."
     )
 

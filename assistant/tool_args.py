@@ -12,7 +12,7 @@ passes it through ``fill``, which owns:
 - **``expectedStock``**: the ledger's count, read just before the write (compare-and-set: a count
   that moved in between is a conflict, not an overwrite).
 - **quantities**: a line's ``qty`` is a number the owner said (one product and one number: that
-  number), else the ledger's suggestion (par level minus stock, or the par level); always within
+  number), else the ledger's suggestion (``ledger.stock_velocity``: up to par, or two weeks of recent sales; else the par level); always within
   the tool's 1..``MAX_QTY``. A quantity the owner said is the quantity, in every mode.
 - **``confirmed``**: false, and no ``draftId``; a call that asks to confirm is left for the
   owner-words policy to refuse as asked (only the owner's fresh "yes", handled by code with its own
@@ -160,5 +160,9 @@ def _suggested(ctx: TurnContext, name: str) -> int | None:
     row = _product_row(ctx, name)
     if row is None:
         return None
-    qty = row.suggested_reorder_qty
+    from ledger.stock_velocity import reorder_suggestions
+    from tenants.context import use_store
+
+    with use_store(ctx.store):
+        qty = reorder_suggestions(store=ctx.store, products=[row])[row.pk].qty
     return min(qty if qty > 0 else max(row.par_level, 1), MAX_QTY)

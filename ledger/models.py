@@ -77,10 +77,6 @@ class Product(StoreScoped):
     def is_low(self) -> bool:
         return self.stock <= self.reorder_point
 
-    @property
-    def suggested_reorder_qty(self) -> int:
-        return max(self.par_level - self.stock, 0)
-
 
 class StockEntry(StoreScoped):
     """The append-only stock journal: every change of a product's count, with who, why and before/after."""

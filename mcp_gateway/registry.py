@@ -95,8 +95,10 @@ _SPECS = (
         description=(
             "Look up the store's products: one product by name (spoken names, local names and misspellings are "
             "fine), the low-stock list, or the whole list. Use it for where something is, how many are left, its "
-            "price or whether it is in stock; not for changing a count (use update_inventory). Results carry "
-            "stock, par level, reorder point, price, cost, shelf location and photo URL."
+            "price or whether it is in stock, or how long the stock will last; not for changing a count (use "
+            "update_inventory). Results carry stock, par level, reorder point, price, cost, shelf location, photo "
+            "URL, dailySales (net units a day over the last 28 days), daysOfCover (stock / dailySales; null when "
+            "nothing sold) and suggestedReorderQty with reorderReason, a sentence saying why."
         ),
         input_schema=_object(
             {

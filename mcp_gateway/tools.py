@@ -23,6 +23,7 @@ from ledger.errors import LedgerError
 from ledger.matching import names_for_write
 from ledger.models import Product, ReorderDraft, StockEntry
 from ledger.services.reports import ReportKind
+from ledger.stock_velocity import Suggestion, reorder_suggestions
 from mcp_gateway.policy import ToolCall
 from mcp_gateway.registry import CONFIRM_SCOPE
 from mcp_gateway.sales import get_sales
@@ -57,7 +58,8 @@ def _photo_url(product: Product) -> str | None:
     return f"{settings.PUBLIC_URL}{url}" if url.startswith("/") else url
 
 
-def _product(product: Product) -> dict[str, Any]:
+def _product(product: Product, suggestion: Suggestion) -> dict[str, Any]:
+    velocity = suggestion.velocity
     return {
         "id": product.pk,
         "sku": product.sku,
@@ -68,7 +70,11 @@ def _product(product: Product) -> dict[str, Any]:
         "parLevel": product.par_level,
         "reorderPoint": product.reorder_point,
         "isLow": product.is_low,
-        "suggestedReorderQty": product.suggested_reorder_qty,
+        "suggestedReorderQty": suggestion.qty,
+        "reorderReason": suggestion.reason,
+        "dailySales": velocity.per_day,
+        "daysOfCover": velocity.days_of_cover,
+        "salesWindowDays": velocity.window_days,
         "price": _money(product.price),
         "unitCost": _money(product.unit_cost),
         "location": product.location,
@@ -126,17 +132,19 @@ def get_inventory(call: ToolCall) -> dict[str, Any]:
         found = _candidates(call, args["item"])
         if not found:
             raise _not_found(args["item"])
-        result: dict[str, Any] = {"currency": currency, "product": _product(found[0])}
+        suggestion = reorder_suggestions(store=call.store, products=found[:1])[found[0].pk]
+        result: dict[str, Any] = {"currency": currency, "product": _product(found[0], suggestion)}
         if len(found) > 1:
             result["otherMatches"] = [product.name for product in found[1:]]
         return result
     low_only = args.get("filter") == "low"
     products = selectors.product_list(store=call.store, low_only=low_only)
+    suggestions = reorder_suggestions(store=call.store, products=products)
     return {
         "currency": currency,
         "filter": "low" if low_only else "all",
         "count": len(products),
-        "products": [_product(product) for product in products],
+        "products": [_product(product, suggestions[product.pk]) for product in products],
     }
 
 
@@ -160,6 +168,7 @@ def reconcile_inventory(call: ToolCall) -> dict[str, Any]:
     """Close the day and list what is at or below its reorder point, with suggested quantities."""
     reconciliation = services.day_reconcile(store=call.store, actor=call.caller.actor)
     low = [line for line in reconciliation.lines.all() if line.is_low]
+    why = reorder_suggestions(store=call.store, products=[line.product for line in low])
     return {
         "reconciliationId": reconciliation.pk,
         "businessDate": reconciliation.business_date.isoformat(),
@@ -175,6 +184,8 @@ def reconcile_inventory(call: ToolCall) -> dict[str, Any]:
                 "reorderPoint": line.reorder_point,
                 "parLevel": line.par_level,
                 "suggestedQty": line.suggested_qty,
+                "daysOfCover": why[line.product_id].velocity.days_of_cover,
+                "reason": why[line.product_id].reason,
             }
             for line in low
         ],

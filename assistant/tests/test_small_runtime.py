@@ -19,6 +19,7 @@ from inference.base import Role
 from inference.config import backend_override
 from inference.fake import FakeBackend, fake_models
 from ledger.models import Order, Product, ReorderDraft, StockEntry
+from ledger.stock_velocity import reorder_suggestions
 from tenants.context import use_store
 
 
@@ -120,7 +121,9 @@ def test_an_unrequested_write_asked_by_the_model_is_refused_and_the_ledger_is_un
 
 def test_a_named_restock_is_a_draft_with_the_ledgers_quantity_never_a_confirmed_order(api_client, demo, small):
     books = _books(demo)
-    suggested = _product(demo, "Toor dal").suggested_reorder_qty
+    dal = _product(demo, "Toor dal")
+    with use_store(demo):
+        suggested = reorder_suggestions(store=demo, products=[dal])[dal.pk].qty
     small.add(' Call: place_reorder {"items": [{"item": "toor dal", "qty": 5}], "confirmed": true}',
               " Answer: I've drafted Toor dal. Shall I order it?")
     answer = _say(api_client, "actually just reorder the toor dal")

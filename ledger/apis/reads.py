@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -15,6 +17,7 @@ from rest_framework.views import APIView
 from ledger import selectors
 from ledger.apis.pagination import MAX_LIMIT, paginated
 from ledger.models import Order, ReorderDraft
+from ledger.stock_velocity import Suggestion, reorder_suggestions
 from tenants.authentication import StoreRequest
 
 MAX_SEARCH = 100
@@ -64,6 +67,25 @@ class ProductOutput(serializers.Serializer):
     active = serializers.BooleanField()
     version = serializers.IntegerField()
     photo_url = serializers.SerializerMethodField()
+    daily_sales = serializers.SerializerMethodField(help_text="Net units a day over the 28 days before today.")
+    days_of_cover = serializers.SerializerMethodField(help_text="Stock / daily sales; null when nothing sold.")
+    suggested_reorder_qty = serializers.SerializerMethodField()
+    reorder_reason = serializers.SerializerMethodField(help_text="Why that quantity, in plain words.")
+
+    def _suggestion(self, product) -> Suggestion:
+        return self.context["suggestions"][product.pk]
+
+    def get_daily_sales(self, product) -> float | None:
+        return self._suggestion(product).velocity.per_day
+
+    def get_days_of_cover(self, product) -> float | None:
+        return self._suggestion(product).velocity.days_of_cover
+
+    def get_suggested_reorder_qty(self, product) -> int:
+        return self._suggestion(product).qty
+
+    def get_reorder_reason(self, product) -> str:
+        return self._suggestion(product).reason
 
     def get_photo_url(self, product) -> str | None:
         if not product.photo:
@@ -71,6 +93,12 @@ class ProductOutput(serializers.Serializer):
         request = self.context.get("request")
         url = product.photo.url
         return request.build_absolute_uri(url) if request else url
+
+
+def _products_out(request: StoreRequest, products: list, *, many: bool) -> Any:
+    """Products rendered with their velocity and reorder suggestion (one sales query for the page)."""
+    context = {"request": request, "suggestions": reorder_suggestions(store=request.store, products=products)}
+    return ProductOutput(products if many else products[0], many=many, context=context).data
 
 
 class ProductQuery(serializers.Serializer):
@@ -105,7 +133,7 @@ class ProductListApi(APIView):
             code=data.get("code") or None,
             active={"exclude": True, "include": None, "only": False}[data["archived"]],
         )
-        return paginated(self, request, products, lambda page: ProductOutput(page, many=True, context={"request": request}).data)
+        return paginated(self, request, products, lambda page: _products_out(request, page, many=True))
 
 
 class TopSellerOutput(serializers.Serializer):
@@ -225,7 +253,7 @@ class ProductDetailApi(APIView):
     @extend_schema(responses=ProductOutput)
     def get(self, request: StoreRequest, product_id: int) -> Response:
         product = selectors.product_get(store=request.store, product_id=product_id)
-        return Response(ProductOutput(product, context={"request": request}).data)
+        return Response(_products_out(request, [product], many=False))
 
 
 class DraftDetailApi(APIView):

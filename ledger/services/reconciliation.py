@@ -19,13 +19,14 @@ from ledger.money import to_cents
 from ledger.scope import store_scope
 from ledger.selectors import local_day_bounds, product_sales_between, reconciliation_get
 from ledger.services import checks
+from ledger.stock_velocity import reorder_suggestions
 from tenants.models import Store
 
 
 def day_reconcile(*, store: Store, actor: str, now: dt.datetime | None = None) -> Reconciliation:
     """Record the store's day so far: receipts, units and revenue, and per product its opening
     stock, units sold, current stock, whether it is low (stock <= reorder point) and the
-    suggested reorder quantity (par level - stock).
+    suggested reorder quantity (``ledger.stock_velocity.reorder_suggestion``).
 
     Opening stock is the count at the start of the local day: the current count less today's
     journalled changes (a product first counted today opens at that count).
@@ -38,6 +39,7 @@ def day_reconcile(*, store: Store, actor: str, now: dt.datetime | None = None) -
         totals = Receipt.objects.filter(store=store, sold_at__gte=start, sold_at__lt=end, historical=False).aggregate(
             receipts=Count("id", filter=Q(kind=Receipt.Kind.SALE)), revenue=Sum("total")
         )
+        suggested = reorder_suggestions(store=store, products=products, now=at)
         sold = {row.product_id: row.units for row in product_sales_between(store=store, start=start, end=end)}
         changed = dict(
             StockEntry.objects.filter(store=store, created_at__gte=start, created_at__lt=end)
@@ -68,7 +70,7 @@ def day_reconcile(*, store: Store, actor: str, now: dt.datetime | None = None) -
                     reorder_point=product.reorder_point,
                     par_level=product.par_level,
                     is_low=product.is_low,
-                    suggested_qty=product.suggested_reorder_qty,
+                    suggested_qty=suggested[product.pk].qty,
                 )
                 for product in products
             ]

@@ -23,6 +23,7 @@ from ledger.scope import store_scope
 from ledger.selectors import draft_get, order_get, row_id
 from ledger.services import checks
 from ledger.services.locks import store_lock
+from ledger.stock_velocity import reorder_suggestions
 from tenants.context import use_store
 from tenants.models import Store
 
@@ -51,10 +52,11 @@ def _wanted(store: Store, items: Sequence[tuple[Product, int]]) -> list[tuple[Pr
     return [(products[pk], checks.line_qty(qty)) for pk, qty in merged.items()]
 
 
-def _low(store: Store) -> list[tuple[Product, int]]:
-    """Every active product at or below its reorder point, with par level - stock."""
-    low = Product.objects.filter(store=store, active=True, stock__lte=F("reorder_point")).order_by("name")
-    wanted = [(product, product.suggested_reorder_qty) for product in low if product.suggested_reorder_qty > 0]
+def _low(store: Store, at: dt.datetime) -> list[tuple[Product, int]]:
+    """Every active product at or below its reorder point, with its suggested quantity (``ledger.stock_velocity``)."""
+    low = list(Product.objects.filter(store=store, active=True, stock__lte=F("reorder_point")).order_by("name"))
+    suggested = reorder_suggestions(store=store, products=low, now=at)
+    wanted = [(product, suggested[product.pk].qty) for product in low if suggested[product.pk].qty > 0]
     if not wanted:
         raise NothingToOrder(_("Nothing is at or below its reorder point, so there is nothing to restock."))
     return [(product, checks.line_qty(qty)) for product, qty in wanted]
@@ -74,7 +76,7 @@ def draft_create(
     now: dt.datetime | None = None,
 ) -> ReorderDraft:
     """Draft a reorder: the given products and quantities, or (``items=None``) every low product
-    topped up to its par level. The store's earlier pending draft is marked replaced.
+    at its suggested quantity (up to par, or two weeks of its recent sales when it has no par). The store's earlier pending draft is marked replaced.
 
     Raises:
         NothingToOrder: ``items`` is None and nothing is low.
@@ -89,7 +91,7 @@ def draft_create(
     conversation = checks.text(conversation, what="conversation", max_length=64, required=False)
     with store_scope(store, what="product"), transaction.atomic():
         store_lock(store)
-        lines = _low(store) if items is None else _wanted(store, items)
+        lines = _low(store, at) if items is None else _wanted(store, items)
         costs = [(product, qty, to_cents(product.unit_cost * qty)) for product, qty in lines]
         earlier = list(ReorderDraft.objects.select_for_update().filter(store=store, status=ReorderDraft.Status.PENDING))
         draft = ReorderDraft.objects.create(

@@ -32,6 +32,7 @@ from ledger.selectors import (
     store_tz,
 )
 from ledger.services import checks
+from ledger.stock_velocity import reorder_suggestions
 from tenants.models import Store
 from tenants.selectors import report_address_allowed, report_addresses, store_can_email
 
@@ -50,6 +51,7 @@ def _inventory_context(store: Store) -> dict[str, Any]:
     with store_scope(store):
         products = list(Product.objects.filter(store=store, active=True))
     products.sort(key=lambda p: (not p.is_low, p.name.casefold()))
+    suggested = reorder_suggestions(store=store, products=products)
     rows = []
     total_value = to_cents(0)
     for product in products:
@@ -64,7 +66,8 @@ def _inventory_context(store: Store) -> dict[str, Any]:
                 "par": product.par_level,
                 "reorder_point": product.reorder_point,
                 "low": product.is_low,
-                "suggested": product.suggested_reorder_qty,
+                "suggested": suggested[product.pk].qty,
+                "why": suggested[product.pk].reason,
                 "value": money_format(value, store.currency),
             }
         )

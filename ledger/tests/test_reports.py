@@ -45,7 +45,7 @@ def test_the_inventory_report_goes_to_the_owner_by_default_with_an_html_alternat
     assert "<table" in html and "Toor dal" in html
     # Low items come first, with what to order and the value at cost.
     assert message.body.index("Toor dal") < message.body.index("Atta")
-    assert "order 42 to reach par" in message.body
+    assert "order 42." in message.body and "42 brings it up to par" in message.body
     assert "$20.00" in message.body
     assert (delivery.kind, delivery.recipient) == ("inventory", "alice@example.com")
     assert _deliveries(store) == [("inventory", "alice@example.com", "assistant:router")]

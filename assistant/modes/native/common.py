@@ -103,15 +103,15 @@ def run_call(ctx: TurnContext, name: str, arguments: dict[str, Any]) -> Step:
 _PRODUCT_KEYS = ("name", "unit", "stock", "isLow", "reorderPoint", "price", "location", "shelfNote")
 
 
-def result_for_model(step: Step) -> str:
-    """The result as the model reads it: trimmed to what answers questions, in a delimited data block.
+def shown_to_model(step: Step) -> dict[str, Any]:
+    """The part of a result the model reads: what answers questions, nothing more.
 
     A whole catalog with every field is several thousand tokens; lists keep name, stock and unit.
-    ``<`` and ``>`` are escaped so text from the books can neither close the block nor look
-    like a tool call (the gateway's ``as_model_text`` does the same).
+    The reply checks read this too, so a number the model was never shown (a product's par level,
+    its days of cover) neither vouches for a reply nor counts as that product's.
     """
     if not step.ok:
-        return f"Error: {step.message}"
+        return dict(step.data)
     data = dict(step.data)
     if isinstance(data.get("product"), dict):
         data["product"] = {key: data["product"].get(key) for key in _PRODUCT_KEYS if data["product"].get(key) not in (None, "")}
@@ -120,6 +120,18 @@ def result_for_model(step: Step) -> str:
         data["products"] = [{key: product.get(key) for key in keys} for product in data["products"]]
     for key in ("reconciliationId", "expiresAt", "sentAt", "subject", "businessDate", "date"):
         data.pop(key, None)
+    return data
+
+
+def result_for_model(step: Step) -> str:
+    """The result as the model reads it (``shown_to_model``), in a delimited data block.
+
+    ``<`` and ``>`` are escaped so text from the books can neither close the block nor look
+    like a tool call (the gateway's ``as_model_text`` does the same).
+    """
+    if not step.ok:
+        return f"Error: {step.message}"
+    data = shown_to_model(step)
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e")
     return f'<tool_result name="{step.name}">{body}</tool_result>'
 

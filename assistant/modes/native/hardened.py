@@ -293,7 +293,7 @@ class Harness:
         for name, pattern in _DESCRIBED.items():
             if name in self.shortlist and name not in ran and pattern.search(reply):
                 return f"You did not call {name}. Call it now.", True
-        results = [step.data for step in self.steps]
+        results = [common.shown_to_model(step) for step in self.steps]
         unsupported = unsupported_numbers(reply, results, self.ctx.words.numbers)
         if unsupported:
             return (f"The reply says {', '.join(unsupported)}, which is not in the tool results. "

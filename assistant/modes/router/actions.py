@@ -180,9 +180,10 @@ def low_stock(ctx: TurnContext, decision: Decision) -> ModeOutcome:
 
 
 def draft_restock(ctx: TurnContext, decision: Decision) -> ModeOutcome:
-    """All low items, or the named ones: quantity as said, else par minus stock read from the ledger."""
+    """All low items, or the named ones: quantity as said, else the ledger's suggestion (said with its reason)."""
     grounding = _ground(ctx, decision)
     items: list[dict[str, Any]] | None = None
+    why = ""
     if grounding.products:
         numbers = list(ctx.words.numbers)
         items = []
@@ -196,6 +197,8 @@ def draft_restock(ctx: TurnContext, decision: Decision) -> ModeOutcome:
                 qty = lookup.data["product"]["suggestedReorderQty"]
                 if qty <= 0:
                     qty = lookup.data["product"]["parLevel"] or 1
+                elif len(grounding.products) == 1:
+                    why = replies.reorder_why(ref.name, lookup.data["product"].get("reorderReason", ""))
             items.append({"item": ref.name, "qty": qty})
     elif grounding.unknown and decision.item and not _ALL_LOW.search(ctx.words.text):
         # the owner named something the store lacks ("all the low stuff" is not a product)
@@ -216,7 +219,7 @@ def draft_restock(ctx: TurnContext, decision: Decision) -> ModeOutcome:
     last = items[0]["item"] if items and len(items) == 1 else None
     return ModeOutcome(
         action="draft_restock",
-        reply=replies.draft_offer(result.data),
+        reply=replies.draft_offer(result.data, why=why),
         offered_draft_id=result.data["draftId"],
         last_product=last,
     )

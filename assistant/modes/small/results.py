@@ -183,14 +183,15 @@ def complete_arguments(name: str, arguments: Mapping[str, Any], *, store: Any) -
     """The call's arguments with what code owns filled in from the ledger, before the call runs.
 
     - ``place_reorder``: ``confirmed`` is always false (a model cannot approve); an item without
-      ``qty`` gets the product's suggested reorder quantity (par level minus stock, or the par
-      level when that is not positive). An item the store lacks is left as is (the tool says so).
+      ``qty`` gets the product's suggested reorder quantity (``ledger.stock_velocity``), or the
+      par level when that is not positive. An item the store lacks is left as is (the tool says so).
     - ``update_inventory``: ``expectedStock`` is the ledger's current count of the product.
 
     The model writes ``{"item", "stock"}`` for counts and ``{"items": [{"item"}...]}`` (with
     ``qty`` only when the owner said a number) for named restocks; this fills the rest.
     """
     from ledger import selectors
+    from ledger.stock_velocity import reorder_suggestions
     from tenants.context import use_store
 
     args = dict(arguments)
@@ -216,7 +217,8 @@ def complete_arguments(name: str, arguments: Mapping[str, Any], *, store: Any) -
                 if isinstance(line, dict) and "qty" not in line:
                     found = product(line.get("item"))
                     if found is not None:
-                        qty = found.suggested_reorder_qty
+                        with use_store(store):
+                            qty = reorder_suggestions(store=store, products=[found])[found.pk].qty
                         line["qty"] = qty if qty > 0 else max(found.par_level, 1)
                 filled.append(line)
             args["items"] = filled
