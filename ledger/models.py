@@ -154,10 +154,24 @@ class Receipt(StoreScoped):
         return f"{self.get_kind_display()} #{self.number}"
 
 
+class ReceiptLineQuerySet(models.QuerySet):
+    def bulk_create(self, objs, *args, **kwargs):
+        """Each line takes its receipt's ``sold_at`` (the only way lines are written: ``ledger.services.receipts``)."""
+        objs = list(objs)
+        for line in objs:
+            line.sold_at = line.receipt.sold_at
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class ReceiptLine(StoreScoped):
-    """A product on a receipt: positive on a sale, negative on a refund or void."""
+    """A product on a receipt: positive on a sale, negative on a refund or void.
+
+    ``sold_at`` is the receipt's, copied when the line is written (a receipt's time never changes),
+    so sales over a period read the lines alone through one index instead of joining every receipt.
+    """
 
     receipt = models.ForeignKey(Receipt, on_delete=models.CASCADE, related_name="lines")
+    sold_at = models.DateTimeField(help_text="The receipt's sold_at, copied so period sums need no join.")
     product = models.ForeignKey(Product, on_delete=models.RESTRICT, related_name="receipt_lines")
     qty = models.IntegerField()
     unit_price = models.DecimalField(**MONEY)
@@ -166,12 +180,20 @@ class ReceiptLine(StoreScoped):
         default=0, help_text="Units sold beyond what the books held (stock stopped at zero)."
     )
 
+    objects = ReceiptLineQuerySet.as_manager()
+
     class Meta:
         ordering = ["id"]
         constraints = [models.CheckConstraint(condition=~models.Q(qty=0), name="receiptline_qty_not_zero")]
+        # Covering: a period's sums per product read the index alone.
+        indexes = [models.Index(fields=["store", "sold_at", "product", "qty", "line_total"], name="line_store_sold_product")]
 
     def __str__(self) -> str:
         return f"{self.qty} x product {self.product_id} on receipt {self.receipt_id}"
+
+    def save(self, *args, **kwargs) -> None:
+        self.sold_at = self.receipt.sold_at
+        super().save(*args, **kwargs)
 
 
 class Reconciliation(StoreScoped):

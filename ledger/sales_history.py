@@ -78,7 +78,7 @@ def _receipts(store: Store, start: dt.datetime, end: dt.datetime):
 
 
 def _lines(store: Store, start: dt.datetime, end: dt.datetime):
-    return ReceiptLine.objects.filter(store=store, receipt__sold_at__gte=start, receipt__sold_at__lt=end)
+    return ReceiptLine.objects.filter(store=store, sold_at__gte=start, sold_at__lt=end)
 
 
 def sales_figures(*, store: Store, start: dt.datetime, end: dt.datetime) -> SalesFigures:
@@ -137,7 +137,7 @@ def sales_by_day(*, store: Store, period: Period) -> list[SalesRow]:
         }
         units = {
             row["day"]: row["units"]
-            for row in _lines(store, period.start, period.end).annotate(day=TruncDate("receipt__sold_at", tzinfo=tz))
+            for row in _lines(store, period.start, period.end).annotate(day=TruncDate("sold_at", tzinfo=tz))
             .values("day").annotate(units=Sum("qty")).order_by()
         }
     days = []

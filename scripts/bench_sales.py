@@ -13,8 +13,8 @@ The rows go in with ``bulk_create`` (no stock moves: imported history, as the im
 Then times ``get_sales`` through ``execute_tool`` (schema, policy, the tool, the audit record: what an
 MCP client or the assistant waits for) for each query below, ``--repeat`` times after one warm-up
 call, and prints the median and p95 in milliseconds and the SQL statements per call (a query the
-tool's own 5 s limit stopped is printed with that message). On PostgreSQL the tables are analyzed
-first, as autovacuum would after such a load. The gateway's
+tool's own 5 s limit stopped is printed with that message). On PostgreSQL the tables are vacuumed
+and analyzed first, as autovacuum would after such a load. The gateway's
 per-caller rate limit is lifted for the run (it would refuse the repeats; it is not what is timed).
 
 ``--data-dir`` keeps the SQLite file (and ``--database-url`` its database), and a later run finds the
@@ -185,14 +185,14 @@ def time_queries(store, repeat: int) -> list[tuple[str, float | None, float | No
 
 
 def analyze() -> None:
-    """PostgreSQL: table statistics, as autovacuum gathers them after a load (SQLite keeps none unless asked)."""
+    """PostgreSQL: vacuum and statistics, as autovacuum does after a load (SQLite keeps none unless asked)."""
     from django.db import connection
 
     from tenants import rls
 
     if connection.vendor == "postgresql":
         with rls.bypass(), connection.cursor() as cursor:
-            cursor.execute("ANALYZE")
+            cursor.execute("VACUUM ANALYZE")
 
 
 def main(argv: list[str] | None = None) -> int:

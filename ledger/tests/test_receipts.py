@@ -106,3 +106,24 @@ def test_naive_times_are_refused(store, make_product):
     dal = make_product(stock=10)
     with pytest.raises(InvalidInput):
         services.receipt_create(store=store, lines=[(dal, 1)], actor=ACTOR, sold_at=dt.datetime(2025, 1, 1, 12))
+
+
+def test_every_line_carries_its_receipts_time_on_every_path_that_writes_lines(store, make_product):
+    """Sales over a period sum the lines by their own ``sold_at`` (ledger.sales_history): a sale, imported
+    history, a refund and a void each copy their receipt's time onto their lines."""
+    from ledger.models import ReceiptLine
+
+    dal = make_product("Toor dal", stock=20)
+    gur = make_product("Jaggery", stock=20)
+    now = timezone.now()
+    sale = services.receipt_create(store=store, lines=[(dal, 2), (gur, 1)], actor=ACTOR, sold_at=now - dt.timedelta(hours=3))
+    other = services.receipt_create(store=store, lines=[(gur, 2)], actor=ACTOR, sold_at=now - dt.timedelta(hours=2))
+    services.receipts_import(store=store, receipts=[(now - dt.timedelta(days=40), [(dal, 3)]),
+                                                    (now - dt.timedelta(days=39), [(gur, 1)])], actor=ACTOR)
+    services.receipt_refund(store=store, receipt_id=sale.pk, actor=ACTOR, lines=[(dal, 1)], now=now - dt.timedelta(hours=1))
+    services.receipt_refund(store=store, receipt_id=other.pk, actor=ACTOR, void=True, now=now)
+    with use_store(store):
+        pairs = list(ReceiptLine.objects.filter(store=store).values_list("sold_at", "receipt__sold_at"))
+        kinds = set(Receipt.objects.filter(store=store).values_list("kind", flat=True))
+    assert len(pairs) == 7 and kinds == {"sale", "refund", "void"}
+    assert all(line == receipt for line, receipt in pairs)
