@@ -195,6 +195,10 @@ async def turn_api(request):
 
 
 turn_api.csrf_exempt = True  # DRF's session authentication enforces CSRF itself
+# The OpenAPI generator lists only DRF views: these make it describe TurnApi at this URL (the
+# schema, its fuzz test and the Swagger page would otherwise leave out the API's main call).
+turn_api.cls = TurnApi
+turn_api.initkwargs = {}
 
 
 class TurnSpeechApi(APIView):
@@ -227,7 +231,14 @@ class AuditQuery(serializers.Serializer):
 class AuditApi(APIView):
     """A conversation's audit, in order: turns, model calls, guard verdicts, tool calls and their SQL."""
 
-    @extend_schema(parameters=[OpenApiParameter("conversation", str, required=True)])
+    @extend_schema(
+        parameters=[OpenApiParameter("conversation", str, required=True)],
+        responses=inline_serializer("ConversationAudit", {
+            "conversation": serializers.CharField(),
+            "turns": serializers.ListField(child=serializers.DictField(),
+                                           help_text="Each turn with its records (model calls, guard verdicts, tool calls, SQL)."),
+        }),
+    )
     def get(self, request: Request) -> Response:
         query = AuditQuery(data=request.query_params)
         query.is_valid(raise_exception=True)

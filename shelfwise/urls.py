@@ -4,7 +4,7 @@ from django.urls import include, path, re_path
 from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from shelfwise import errors
+from shelfwise import errors, openapi  # noqa: F401 - registers the store-token scheme for the schema
 from shelfwise.health import healthz
 
 urlpatterns = [
