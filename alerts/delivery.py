@@ -170,7 +170,8 @@ def before_you_ask(*, store: Store, actor: str, channel: str = "", now: dt.datet
                    if Channel.SPOKEN not in alert.delivered and _channel_on(store, alert.kind, Channel.SPOKEN)]
         ids = {alert.product_id for alert in waiting if alert.product_id}
         products = {p.pk: p for p in Product.objects.filter(store=store, pk__in=ids)}
-        said, clauses = [], []
+        said: list[int] = []
+        clauses: list[str] = []
         for alert in waiting:
             holds, stock = _still_true(alert, products)
             if holds and len(clauses) < SPOKEN_MAX:

@@ -5,7 +5,8 @@
 - ``place_reorder`` only when the owner's words ask to order or restock, or narrow a draft
   that was just offered; and a mode can only draft (``confirmed: true`` is refused here; the
   owner's fresh "yes" is handled by code, not by a model);
-- reports are emailed only when the owner asks for an email or a report.
+- reports are emailed only when the owner asks for an email or a report;
+- an alert is acknowledged only when the owner says it was seen or dealt with.
 
 A prompt that slips past the guard still cannot change stock or confirm an order.
 """
@@ -37,6 +38,10 @@ _ABOUT_AN_ORDER = re.compile(
 )
 _NARROW = re.compile(r"\b(only|just|instead|skip|without|except|drop|remove|but)\b")
 _REPORT = re.compile(r"\b(email|e-mail|mail|send|report|inbox)\b")
+_ACKNOWLEDGE = re.compile(
+    r"\b(acknowledge[ds]?|dismiss(ed)?|clear (it|that|the)|got it|seen (it|that)|noted|dealt with|handled|"
+    r"mark (it|that|them|the \w+( alert)?) (as )?(done|seen|read|handled))\b"
+)
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,10 @@ class OwnerWords:
     def asks_report(self) -> bool:
         return bool(_REPORT.search(self.text.lower()))
 
+    @property
+    def asks_acknowledge(self) -> bool:
+        return bool(_ACKNOWLEDGE.search(self.text.lower()))
+
 
 class OwnerWordsPolicy:
     """The assistant's policy: a write runs only when this turn's words asked for it."""
@@ -90,4 +99,6 @@ class OwnerWordsPolicy:
             return None
         if name in ("send_inventory_report", "send_sales_report") and not self.words.asks_report:
             return Refusal("You didn't ask for a report by email, so nothing was sent.")
+        if name == "dismiss_alert" and not self.words.asks_acknowledge:
+            return Refusal("You didn't say you had seen or dealt with the alert, so it stays open.")
         return None

@@ -202,6 +202,71 @@ _SPECS = (
         ),
     ),
     ToolSpec(
+        name="get_alerts",
+        title="The store's alerts",
+        description=(
+            "List what the store has flagged for the owner: products down to their reorder point or sold out, a "
+            "day far from its usual sales, reorder drafts waiting for approval, reports that failed to send. Use "
+            "it for 'anything I should know', 'any alerts', 'what needs doing'; not for stock counts (use "
+            "get_inventory). Each alert has an alertId and a message whose numbers are the ledger's; staff "
+            "credentials see only stock and unusual-day alerts."
+        ),
+        input_schema=_object(
+            {
+                "state": {
+                    "type": "string",
+                    "enum": ["open", "acknowledged"],
+                    "description": "'open' (the default): not yet acknowledged and not snoozed; 'acknowledged': "
+                    "the ones already dealt with.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 50,
+                    "description": "How many alerts, newest first (default 20).",
+                },
+            }
+        ),
+        scope=MCP_SCOPE,
+        side_effects=False,
+        needs_confirmation=False,
+        timeout_s=5.0,
+        idempotency=Idempotency.NONE,
+        annotations=ToolAnnotations(
+            title="The store's alerts", read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+            open_world_hint=False
+        ),
+    ),
+    ToolSpec(
+        name="dismiss_alert",
+        title="Acknowledge an alert",
+        description=(
+            "Mark one alert as seen and dealt with, so it leaves the open list, the email digest and the spoken "
+            "reminder. Use it only when the owner says they have seen or handled that alert ('got it', 'dismiss "
+            "the mustard oil alert'); not to fix the cause (restock with place_reorder). Acknowledging twice is "
+            "harmless."
+        ),
+        input_schema=_object(
+            {
+                "alertId": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The alertId from get_alerts.",
+                },
+            },
+            required=("alertId",),
+        ),
+        scope=MCP_SCOPE,
+        side_effects=True,
+        needs_confirmation=False,
+        timeout_s=5.0,
+        idempotency=Idempotency.KEY,
+        annotations=ToolAnnotations(
+            title="Acknowledge an alert", read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+            open_world_hint=False
+        ),
+    ),
+    ToolSpec(
         name="reconcile_inventory",
         title="Close the day",
         description=(

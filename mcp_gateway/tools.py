@@ -24,6 +24,7 @@ from ledger.matching import names_for_write
 from ledger.models import Product, ReorderDraft, StockEntry
 from ledger.services.reports import ReportKind
 from ledger.stock_velocity import Suggestion, reorder_suggestions
+from mcp_gateway.alert_tools import dismiss_alert, get_alerts
 from mcp_gateway.policy import ToolCall
 from mcp_gateway.registry import CONFIRM_SCOPE
 from mcp_gateway.sales import get_sales
@@ -330,6 +331,8 @@ HANDLERS: dict[str, Callable[[ToolCall], dict[str, Any]]] = {
     "get_inventory": get_inventory,
     "get_todays_transactions": get_todays_transactions,
     "get_sales": get_sales,
+    "get_alerts": get_alerts,
+    "dismiss_alert": dismiss_alert,
     "reconcile_inventory": reconcile_inventory,
     "update_inventory": update_inventory,
     "place_reorder": place_reorder,

@@ -89,7 +89,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 # Tools whose results carry the store's books (client tools such as the general answer do not).
 LEDGER_TOOLS = frozenset({
     "get_inventory", "get_todays_transactions", "get_sales", "reconcile_inventory", "update_inventory",
-    "place_reorder", "send_inventory_report", "send_sales_report",
+    "place_reorder", "send_inventory_report", "send_sales_report", "get_alerts", "dismiss_alert",
 })
 
 

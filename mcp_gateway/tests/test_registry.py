@@ -12,6 +12,8 @@ TOOLS = [
     "get_inventory",
     "get_todays_transactions",
     "get_sales",
+    "get_alerts",
+    "dismiss_alert",
     "reconcile_inventory",
     "update_inventory",
     "place_reorder",
@@ -29,7 +31,7 @@ def _objects(schema):
         yield from _objects(schema["items"])
 
 
-def test_the_registry_holds_the_eight_owner_tools():
+def test_the_registry_holds_the_ten_owner_tools():
     assert list(REGISTRY) == TOOLS
 
 
