@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard.views import alerts, catalog, owner, till
+from dashboard.views import alerts, catalog, owner, sales, till
 
 app_name = "owner"
 
@@ -18,7 +18,7 @@ urlpatterns = [
     path("catalog/imports/<int:import_id>/apply", catalog.import_apply, name="import-apply"),
     path("catalog/imports/<int:import_id>/preview", catalog.import_repreview, name="import-preview"),
     path("catalog/export.csv", catalog.catalog_export, name="catalog-export"),
-    path("sales/", owner.sales, name="sales"),
+    path("sales/", sales.sales, name="sales"),
     path("sales/new", till.sale_new, name="sale-new"),
     path("orders/<int:order_id>/receive", till.order_receive, name="order-receive"),
     path("approvals/", owner.approvals, name="approvals"),

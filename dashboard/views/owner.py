@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from django.contrib import messages
@@ -215,55 +214,6 @@ def stock_count(request: HttpRequest, product_id: int) -> HttpResponse:
         return _product_page(request, product, form=form, status=400)
     messages.success(request, f"{product.name}: the count is now {product.stock}.")
     return redirect(_back(request, reverse("owner:inventory")), permanent=False)
-
-
-# ---------------------------------------------------------------------------------------------
-# Sales
-
-
-@require_GET
-@workspace_view
-def sales(request: HttpRequest) -> HttpResponse:
-    """Today's receipts and revenue, the last seven days as a chart, and today's top sellers."""
-    store = request.store
-    today = ledger_selectors.sales_today(store=store)
-    days = ledger_selectors.sales_by_day(store=store, days=7)
-    peak = max((day.revenue for day in days), default=0) or 1
-    chart = [
-        {
-            "day": day,
-            "height": round(100 * day.revenue / peak),
-            "revenue": money_format(day.revenue, store.currency),
-            # Whole units above the bars, so seven labels fit on a phone.
-            "short": money_format(day.revenue.quantize(Decimal(1)), store.currency).removesuffix(".00"),
-        }
-        for day in days
-    ]
-    week_revenue = sum((day.revenue for day in days), Decimal(0))
-    # What Chart.js draws over the CSS bars when scripts run; the labels and amounts are the table's.
-    chart_data = {
-        "labels": [f"{day.date:%a}" for day in days[:-1]] + ["Today"] * bool(days),
-        "titles": [f"{day.date:%a} {day.date.day} {day.date:%b}" for day in days],
-        "revenue": [float(day.revenue) for day in days],
-        "display": [row["revenue"] for row in chart],
-    }
-    return render(
-        request,
-        "dashboard/sales.html",
-        {
-            "section": "sales",
-            "today": today,
-            "revenue": money_format(today.revenue, store.currency),
-            "average": money_format(today.revenue / today.receipts, store.currency) if today.receipts else None,
-            "chart": chart,
-            "chart_data": chart_data,
-            "week_revenue": money_format(week_revenue, store.currency),
-            "top": [
-                {"product": row.product, "units": row.units, "revenue": money_format(row.revenue, store.currency)}
-                for row in today.top_sellers
-            ],
-        },
-    )
 
 
 # ---------------------------------------------------------------------------------------------
