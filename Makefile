@@ -1,4 +1,4 @@
-# Shelfwise: `make run` serves everything on 127.0.0.1:$(PORT); `make test` runs the whole suite.
+# Shelfwise: `make run` serves everything on 127.0.0.1:$(PORT); `make test` runs the fast suite, `make test-all` everything.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint install system-deps up down up-status up-session up-check
+.PHONY: run test test-all lint install system-deps up down up-status up-session up-check
 
 install: $(STAMP)
 
@@ -40,8 +40,22 @@ run: $(STAMP)
 	$(BIN)/python manage.py seed_demo --if-missing
 	SW_HOST=$(HOST) SW_PORT=$(PORT) $(BIN)/honcho -f Procfile.dev start
 
+# The suite in parallel (pytest-xdist), one worker per core up to 4; each worker has its own test database
+# and Redis database (tests/settings.py). `make test` leaves out the tests marked `model` (pytest.ini:
+# the bundled 1.5B GGUF, the small model's training and inference, the spoken phrases through Whisper and
+# the router); `make test-all` runs them too. `--dist load` hands tests out one by one in pytest-django's
+# order, so on every worker the ordinary database tests run before the transactional ones, whose teardown
+# empties the tables (`--dist loadfile` would run one file's flush before another file's plain tests).
+# TEST_WORKERS=0 runs in this process; PYTEST_ARGS adds options (-x, -k ..., a path).
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+PYTEST_ARGS ?=
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist load
+
 test: $(STAMP) system-deps
-	$(BIN)/python -m pytest
+	$(PYTEST) -m "not model" $(PYTEST_ARGS)
+
+test-all: $(STAMP) system-deps
+	$(PYTEST) $(PYTEST_ARGS)
 
 # ruff, the import contract (the runtime never imports the lab) and mypy; settings in pyproject.toml.
 lint: $(STAMP)
