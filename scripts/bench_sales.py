@@ -54,19 +54,11 @@ QUERIES = (
 
 
 def configure(data_dir: Path, database_url: str | None) -> None:
-    sys.path.insert(0, str(ROOT))
-    os.environ["SHELFWISE_DATA_DIR"] = str(data_dir)
-    os.environ["DATABASE_URL"] = database_url or f"sqlite:///{data_dir / 'db.sqlite3'}"
+    """bench_catalog's set-up (a fresh data folder, SQLite or DATABASE_URL, migrated), with no token rate limit."""
+    from bench_catalog import configure as catalog_configure
+
     os.environ["TOKEN_RATE_LIMIT_PER_MINUTE"] = "1000000"
-    for variable in ("REDIS_URL", "CELERY_BROKER_URL"):
-        os.environ.pop(variable, None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shelfwise.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    catalog_configure(data_dir, database_url)
 
 
 def _store():
