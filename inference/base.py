@@ -59,6 +59,8 @@ class ModelRequest:
     prompt: str | None = None
     temperature: float = 0.0
     max_tokens: int = 256
+    top_p: float | None = None  # nucleus sampling; None leaves the server's default
+    seed: int | None = None  # the sampler's seed, for reproducible sampled runs (the lab's benchmarks)
     json_schema: Mapping[str, Any] | None = None
     stop: tuple[str, ...] = ()
     tools: tuple[Mapping[str, Any], ...] | None = None
@@ -79,6 +81,8 @@ class ModelRequest:
             raise ValueError("temperature must not be negative.")
         if self.max_tokens < 1:
             raise ValueError("max_tokens must be at least 1.")
+        if self.top_p is not None and not 0 < self.top_p <= 1:
+            raise ValueError("top_p must be above 0 and at most 1.")
 
 
 @dataclass(frozen=True)

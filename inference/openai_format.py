@@ -29,6 +29,10 @@ def request_body(request: ModelRequest, *, model: str | None = None) -> dict[str
         body["prompt"] = request.prompt
     else:
         body["messages"] = [dict(m) for m in request.messages]
+    if request.top_p is not None:
+        body["top_p"] = request.top_p
+    if request.seed is not None:
+        body["seed"] = request.seed
     if request.stop:
         body["stop"] = list(request.stop)
     if request.json_schema is not None:
