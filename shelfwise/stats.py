@@ -47,3 +47,32 @@ def rate_text(passed: int, total: int) -> str:
         return "0/0 (no turns)"
     low, high = wilson(passed, total)
     return f"{passed}/{total} = {100 * passed / total:.1f}% (95% CI {100 * low:.1f}%–{100 * high:.1f}%)"
+
+
+def binomial_two_sided(k: int, n: int) -> float:
+    """The exact two-sided p-value of ``k`` successes in ``n`` fair-coin trials (p = 0.5).
+
+    With p = 0.5 the distribution is symmetric, so the two-sided value (the probability of an
+    outcome no likelier than the one seen) is twice the smaller tail, capped at 1; the same
+    figure as ``scipy.stats.binomtest(k, n, 0.5).pvalue``, by exact integer arithmetic.
+    """
+    if n < 0 or not 0 <= k <= n:
+        raise ValueError(f"k must be between 0 and n (k={k}, n={n}).")
+    if n == 0:
+        return 1.0
+    tail = min(k, n - k)
+    below = sum(math.comb(n, i) for i in range(tail + 1))
+    return min(1.0, 2 * below / 2**n)
+
+
+def mcnemar_exact(only_first: int, only_second: int) -> float:
+    """The exact McNemar test's two-sided p-value for paired outcomes (seed 001).
+
+    ``only_first``: pairs that succeed under the first condition only; ``only_second``: under the
+    second only. Concordant pairs carry no information; under the null hypothesis each discordant
+    pair is a fair coin, so the p-value is the exact binomial test of ``only_first`` of their sum.
+    1.0 when there is no discordant pair.
+    """
+    if only_first < 0 or only_second < 0:
+        raise ValueError("Discordant counts cannot be negative.")
+    return binomial_two_sided(only_first, only_first + only_second)
