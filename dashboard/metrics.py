@@ -250,7 +250,8 @@ class Benchmarks:
 
 def benchmarks(*, limit: int = RUN_LIMIT) -> Benchmarks:
     """The recent benchmark runs, pass rate per mode over time, and per mode and category: two queries."""
-    runs = list(BenchmarkRun.objects.order_by("-started_at", "-id")[:limit])
+    # Routing-set trials (``bench --routing``, suite "routing:...") score single utterances, not owner sessions.
+    runs = list(BenchmarkRun.objects.exclude(suite__startswith="routing:").order_by("-started_at", "-id")[:limit])
     runs.reverse()
     finished = [r for r in runs if r.status != BenchmarkRun.Status.RUNNING and r.turns_total]
     series: dict[str, list[dict]] = defaultdict(list)

@@ -196,3 +196,10 @@ def _run_suite(*, job: str, suite: str, mode: str, limit: int | None) -> int | N
     _progress_set(job, state="done", run=run.pk, done=len(outcome.turns), passed=run.turns_passed,
                   total=run.turns_total, median_ms=run.median_ms, p90_ms=run.p90_ms)
     return run.pk
+
+
+def passk_latest() -> list[dict[str, Any]]:
+    """pass^k of the latest stored ``bench --repeat`` group of each suite, for the metrics page."""
+    from lab.bench.passk import latest_groups
+
+    return latest_groups()

@@ -287,6 +287,7 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
         "chart_data": _chart_data(traffic, bench), "form": BenchStartForm() if lab_installed else None,
         "job": job if job.isalnum() and len(job) <= 40 else "",
         "recent_runs": list(reversed(bench.runs))[:15],
+        "passk": _lab().passk_latest() if lab_installed else [],
     })
 
 
@@ -318,7 +319,7 @@ def _metrics_with_error(request: HttpRequest, form: BenchStartForm, error: str) 
     return render(request, "dashboard/ops/metrics.html", {
         "section": "metrics", "traffic": traffic, "bench": bench, "days": 7,
         "chart_data": _chart_data(traffic, bench), "form": form, "bench_error": error, "job": "",
-        "recent_runs": list(reversed(bench.runs))[:15],
+        "recent_runs": list(reversed(bench.runs))[:15], "passk": _lab().passk_latest(),
     }, status=400)
 
 
