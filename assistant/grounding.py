@@ -13,7 +13,8 @@ Rules, in order (all whole-word, on the normalised text):
    ("basmati", "samosa", "methi"); a part several products share ("mustard", "masala"). Units and
    store talk are never product words, so "how many grams in a pound" grounds nothing, and "gram"
    names Besan only inside "gram flour".
-2. Uncovered content words get one fuzzy try (rapidfuzz ratio >= 85 on 5+ letters) or a phonetic
+2. Uncovered content words get one fuzzy try (the ledger's spelling rule, ``ledger.matching.closest``:
+   ratio >= 85, here on 5+ letters) or a phonetic
    one (jellyfish metaphone equal and ratio >= 65: "panir", "haldee", "namkin").
 3. A part-of-name or group word right after a word the store does not know is a different product:
    "oat milk", "olive oil", "lime pickle", "cheddar cheese" are reported unknown, not coconut milk,
@@ -44,7 +45,7 @@ from functools import lru_cache
 from typing import Any
 
 import jellyfish
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
 
 from assistant.grounding_index import FUZZY_MIN_LETTERS, CatalogEntry
 from assistant.grounding_index import Index as _Index
@@ -52,12 +53,14 @@ from assistant.grounding_index import index_build as _build_index
 from assistant.lexicon import Lexicon
 from assistant.normalize import normalize
 from ledger.matching import BOUNDARY as _BOUNDARY
-from ledger.matching import singular
+from ledger.matching import closest, singular, spelled_alike
 from ledger.matching import words as _words
 
 MAX_SPAN = 4
-FUZZY_CUTOFF = 85.0
 PHONETIC_CUTOFF = 65.0
+# The ledger matcher's score a product needs to enter a large catalog's shortlist (looser than a
+# lookup's: the model still chooses among the shortlist, and a word may be half a name).
+SHORTLIST_CUTOFF = 75.0
 
 
 @dataclass(frozen=True)
@@ -173,17 +176,12 @@ class Catalog:
                     if entry.category == grounding.group:
                         score[e] = max(score.get(e, 0), 200)
             text = normalize(text, lexicon).text
+        # The words that could name a product, ranked by the ledger's matcher.
         stop = idx.stop | idx.units
-        words = [w for w in _words(text) if w not in _BOUNDARY and w not in stop and not w.isdigit()]
-        queries = {" ".join(singular(w) for w in words[i : i + n]) for n in (1, 2) for i in range(len(words) - n + 1)}
-        for query in queries:
-            if len(query) < 3:
-                continue
-            for _text, value, k in process.extract(
-                query, idx.phrase_texts, scorer=fuzz.partial_ratio, score_cutoff=75, limit=limit * 2
-            ):
-                e = idx.phrase_owner[k]
-                score[e] = max(score.get(e, 0), value)
+        query = " ".join(w for w in _words(text) if w not in _BOUNDARY and w not in stop and not w.isdigit())
+        if len(query) >= 3:
+            for match in idx.matcher.rank(query, limit=limit * 2, cutoff=SHORTLIST_CUTOFF):
+                score[match.id] = max(score.get(match.id, 0), match.score)
         ranked = sorted(score, key=lambda e: (-score[e], e))[:limit]
         return [self.entries[e] for e in ranked]
 
@@ -259,12 +257,12 @@ def _fuzzy_spans(toks: list[str], sing: list[str], taken: list[bool], idx: _Inde
             query = " ".join(sing[i : i + size])
             if len(query.replace(" ", "")) < FUZZY_MIN_LETTERS:
                 continue
-            best = process.extractOne(query, idx.fuzzy_keys, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
+            best = closest(query, idx.fuzzy_keys)
             if best is None and size == 1:
                 for text in idx.phonetic.get(jellyfish.metaphone(query), ()):
                     ratio = fuzz.ratio(query, text)
                     if ratio >= PHONETIC_CUTOFF and (best is None or ratio > best[1]):
-                        best = (text, ratio, 0)
+                        best = (text, ratio)
             if best is None:
                 continue
             key = idx.fuzzy_lookup[best[0]]
@@ -477,7 +475,8 @@ def _hint_words_in(hint_toks: list[str], toks: list[str]) -> tuple[int, int] | N
         return None
     size = len(words)
     for i in range(len(toks) - size + 1):
-        if all(fuzz.ratio(singular(a), singular(b)) >= FUZZY_CUTOFF for a, b in zip(words, toks[i : i + size], strict=True)):
+        if all(spelled_alike(singular(a), singular(b), min_letters=0)
+               for a, b in zip(words, toks[i : i + size], strict=True)):
             return (i, i + size)
     return None
 

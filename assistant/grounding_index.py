@@ -1,7 +1,8 @@
 """The lookups grounding builds once per catalog and lexicon: names, parts of names, groups, fuzzy keys.
 
 ``assistant.grounding`` reads them (its rules are described there); ``Catalog`` builds and keeps
-one ``Index`` per lexicon.
+one ``Index`` per lexicon. The ranking of a large catalog's shortlist is the ledger's
+(``ledger.matching.Matcher``), over the names, aliases and the lexicon's fixes of local names.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from typing import Any
 import jellyfish
 
 from assistant.lexicon import Lexicon
+from ledger.matching import Matcher, singular
 from ledger.matching import key as _key
-from ledger.matching import singular
 
 FUZZY_MIN_LETTERS = 5
 
@@ -44,8 +45,7 @@ class Index:
     fuzzy_keys: list[str] = field(default_factory=list)
     fuzzy_lookup: dict[str, tuple[str, ...]] = field(default_factory=dict)
     phonetic: dict[str, list[str]] = field(default_factory=dict)
-    phrase_texts: list[str] = field(default_factory=list)
-    phrase_owner: list[int] = field(default_factory=list)
+    matcher: Matcher = field(default_factory=lambda: Matcher(()))  # every name, alias and fix, by entry position
     stop: frozenset[str] = frozenset()
     units: frozenset[str] = frozenset()
 
@@ -56,6 +56,7 @@ def index_build(entries: tuple[CatalogEntry, ...], lexicon: Lexicon | None) -> I
     idx.units = frozenset(singular(u) for u in lexicon.units) | lexicon.units if lexicon else frozenset()
     idx.stop = lexicon.non_product_words if lexicon else frozenset()
     never_alone = generic | idx.units | idx.stop
+    named: list[tuple[int, list[str]]] = []
     for e, entry in enumerate(entries):
         phrases = [entry.name, *entry.aliases]
         if lexicon is not None:
@@ -65,12 +66,11 @@ def index_build(entries: tuple[CatalogEntry, ...], lexicon: Lexicon | None) -> I
                 fix = lexicon.corrections.get(tuple(phrase.lower().split()))
                 if fix is not None:
                     phrases.append(fix.target)
+        named.append((e, phrases))
         for phrase in phrases:
             key = _key(phrase)
             if not key:
                 continue
-            idx.phrase_texts.append(" ".join(key))
-            idx.phrase_owner.append(e)
             idx.vocabulary.update(key)
             idx.full.setdefault(key, set()).add(e)
             idx.coverage[(key, e)] = 1.0
@@ -93,6 +93,7 @@ def index_build(entries: tuple[CatalogEntry, ...], lexicon: Lexicon | None) -> I
         unit_words = _key(entry.unit)
         if unit_words:
             idx.unit_word[e] = unit_words[-1]
+    idx.matcher = Matcher(named)
     if lexicon is not None:
         categories = {entry.category.lower(): entry.category for entry in entries if entry.category}
         for words, category in lexicon.groups.items():

@@ -19,6 +19,7 @@ from assistant.grounding import Catalog, ground
 from assistant.lexicon import LexiconError, lexicon_for
 from audit.models import Record, Turn
 from ledger import selectors as ledger_selectors
+from ledger.matching import Matcher
 from ledger.models import (
     Order,
     OrderLine,
@@ -82,7 +83,7 @@ def inventory_page(*, store: Store, search: str | None = None, low_only: bool = 
     term = " ".join((search or "").split())
     if term:
         # The ledger's own word-start match on names and aliases, so the table finds what the API finds.
-        queryset = queryset.annotate(aliases_text=Cast("aliases", TextField())).filter(ledger_selectors._search_q(term))
+        queryset = queryset.annotate(aliases_text=Cast("aliases", TextField())).filter(ledger_selectors.product_search_q(term))
     low = Q(stock__lte=F("reorder_point"))
     if low_only:
         queryset = queryset.filter(low)
@@ -281,7 +282,8 @@ def shelf_find(*, store: Store, text: str) -> ShelfAnswer:
     """Where the products a shopper names are, with the assistant's lexicon for synonyms and mishearings.
 
     One query for the catalog; grounding runs in code. A catalog word the lexicon does not cover
-    still gets the ledger's fuzzy name match (one more query) before "not found".
+    still gets the ledger's product matcher (``ledger.matching.Matcher``, on the same rows) before
+    "not found".
     """
     query = " ".join((text or "").split())[:200]
     if not query:
@@ -303,7 +305,7 @@ def shelf_find(*, store: Store, text: str) -> ShelfAnswer:
             return ShelfAnswer(query=query, found=tuple(_spot(p) for p in members), group=grounding.group)
         if grounding.unknown:
             return ShelfAnswer(query=query, unknown=grounding.unknown)
-    matches = ledger_selectors.product_match(store=store, text=query, limit=FINDER_RESULTS)
+    matches = Matcher.of(products).rank(query, limit=FINDER_RESULTS)
     if matches:
-        return ShelfAnswer(query=query, found=tuple(_spot(p) for p in matches))
+        return ShelfAnswer(query=query, found=tuple(_spot(by_id[match.id]) for match in matches))
     return ShelfAnswer(query=query, unknown=query)

@@ -8,7 +8,6 @@ number of queries does not grow with the number of rows.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -19,8 +18,8 @@ from django.db.models import Count, F, Max, Prefetch, Q, Sum, TextField
 from django.db.models.functions import Cast, TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from rapidfuzz import fuzz, process, utils
 
+from ledger import matching
 from ledger.errors import InvalidInput, NotFound
 from ledger.models import (
     DraftLine,
@@ -39,8 +38,6 @@ from ledger.scope import store_scope
 from tenants.models import Store
 
 TOP_SELLERS = 5
-# rapidfuzz WRatio score (0-100) a name or alias needs to count as a match for spoken text.
-MATCH_CUTOFF = 80.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,50 +113,30 @@ def product_by_name(*, store: Store, name: str) -> Product | None:
 
 
 def product_match(*, store: Store, text: str, limit: int = 5) -> list[Product]:
-    """Products that spoken or typed ``text`` probably means, best first.
+    """The store's active products that spoken or typed ``text`` probably means, best first.
 
-    Exact names and aliases come first; then fuzzy matches of names and aliases (rapidfuzz's
-    weighted ratio, which also scores a word inside a longer name, as "basmati" in "Basmati rice").
+    Ranked by the one product matcher (``ledger.matching.Matcher``): exact names and aliases
+    first, then close ones, plural or singular ("samosas" and "Frozen samosa" meet).
     """
-    query = utils.default_process(text or "")
-    if not query or limit < 1:
+    if not matching.folded(text) or limit < 1:
         return []
     with store_scope(store, what="product"):
-        products = list(Product.objects.filter(store=store, active=True))
-    keys: list[str] = []
-    owners: list[Product] = []
-    for product in products:
-        for key in [product.name, *(str(alias) for alias in product.aliases or ())]:
-            processed = utils.default_process(key)
-            if processed:
-                keys.append(processed)
-                owners.append(product)
-    best: dict[int, tuple[float, float]] = {}
-    for _key, score, index in process.extract(
-        query, keys, scorer=fuzz.WRatio, processor=None, score_cutoff=MATCH_CUTOFF, limit=None
-    ):
-        product = owners[index]
-        exact = 1.0 if keys[index] == query else 0.0
-        # Ties on the weighted ratio are broken by the plain ratio: "dal" prefers "Chana dal" style
-        # short names over long ones it merely appears in.
-        rank = (exact, score + fuzz.ratio(query, keys[index]) / 1000)
-        if product.pk not in best or rank > best[product.pk]:
-            best[product.pk] = rank
+        products = list(Product.objects.filter(store=store, active=True).order_by("name", "pk"))
     by_pk = {product.pk: product for product in products}
-    ordered = sorted(best.items(), key=lambda item: (-item[1][0], -item[1][1], by_pk[item[0]].name))
-    return [by_pk[pk] for pk, _rank in ordered[:limit]]
+    return [by_pk[match.id] for match in matching.Matcher.of(products).rank(text, limit=limit)]
 
 
-def _search_q(term: str) -> Q:
-    """Names or aliases with a word that starts with ``term`` ("gur" finds the alias "gur", not "yogurt").
-
-    Aliases are a JSON list searched in its text form, where each alias starts after a quote.
-    SQLite keeps that text ASCII-escaped, so the escaped spelling of the term is searched too (it
-    only differs for non-ASCII terms); PostgreSQL's jsonb text keeps characters as they are.
-    """
-    condition = Q(name__istartswith=term) | Q(name__icontains=f" {term}")
-    for spelling in {term, json.dumps(term)[1:-1]}:
-        condition |= Q(aliases_text__icontains=f'"{spelling}') | Q(aliases_text__icontains=f" {spelling}")
+def product_search_q(term: str) -> Q:
+    """The products a list search finds: every word starts a word of the name or an alias
+    (``ledger.matching.search_spellings``). The queryset must be annotated with ``aliases_text``
+    (the aliases' JSON as text, where each alias starts after a quote)."""
+    condition = Q()
+    for spellings in matching.search_spellings(term):
+        either = Q()
+        for spelling in spellings:
+            either |= Q(name__istartswith=spelling) | Q(name__icontains=f" {spelling}")
+            either |= Q(aliases_text__icontains=f'"{spelling}') | Q(aliases_text__icontains=f" {spelling}")
+        condition &= either
     return condition
 
 
@@ -174,8 +151,8 @@ def product_list(
 ) -> list[Product]:
     """The store's products by name (active ones unless ``active`` says otherwise), optionally filtered.
 
-    ``search`` matches the start of any word of a name or alias, case-insensitively; ``low_only``
-    keeps products at or below their reorder point; ``category`` is matched case-insensitively;
+    ``search`` finds products where each of its words (or its singular) starts a word of the name
+    or an alias, any case; ``low_only`` keeps products at or below their reorder point; ``category`` is matched case-insensitively;
     ``code`` is an exact SKU or barcode; ``active=None`` lists archived products too.
     """
     queryset = Product.objects.filter(store=store)
@@ -185,7 +162,7 @@ def product_list(
         queryset = queryset.filter(Q(sku=code.strip()) | Q(barcode__iexact=code.strip()))
     term = " ".join((search or "").split())
     if term:
-        queryset = queryset.annotate(aliases_text=Cast("aliases", TextField())).filter(_search_q(term))
+        queryset = queryset.annotate(aliases_text=Cast("aliases", TextField())).filter(product_search_q(term))
     if low_only:
         queryset = queryset.filter(stock__lte=F("reorder_point"))
     if category:

@@ -78,6 +78,20 @@ def test_search_matches_aliases_case_insensitively(shelves, store):
     assert [row["name"] for row in response.json()["results"]] == ["Jaggery"]
 
 
+@pytest.mark.parametrize("search", ["samosa", "Samosas", "frozen samosa", "samosas frozen"])
+def test_search_finds_a_product_by_its_words_plural_or_singular_in_any_order(shelves, store, search):
+    # Before the one matcher (ledger.matching) "samosas frozen" found nothing: the search had to be
+    # the start of the name's words in order.
+    response = _token_client(store).get("/api/v1/products", {"search": search})
+    assert [row["name"] for row in response.json()["results"]] == ["Frozen samosas"]
+
+
+@pytest.mark.parametrize("search", ["\u200b\u0301", "हल्दी", "%", "' or 1=1 --", "rice " * 19])
+def test_odd_searches_answer_200_with_what_they_find(shelves, store, search):
+    response = _token_client(store).get("/api/v1/products", {"search": search})
+    assert response.status_code == 200 and response.json()["results"] == []
+
+
 def test_owner_session_and_staff_session_see_their_store(owner, staff, shelves):
     for user in (owner, staff):
         names = {row["name"] for row in _session_client(user).get("/api/v1/products").json()["results"]}

@@ -92,6 +92,17 @@ def test_something_the_store_does_not_carry_is_not_found_and_never_swapped(clien
     assert "Aisle" not in html.split("Not found", 1)[1]
 
 
+def test_a_close_spelling_of_a_name_the_lexicon_does_not_list_is_found(client, grocery):
+    add(grocery, "Kashmiri chilli flakes", location="Aisle 1, spice rack, row 3")
+    html = find(client, grocery, "kashmiri chili flake").content.decode()
+    assert "Kashmiri chilli flakes" in html and "Aisle 1, spice rack, row 3" in html
+
+
+@pytest.mark.parametrize("q", ["\u200b\u0301", "हल्दी?!", "%_%", "   ", "a" * 199])
+def test_odd_queries_answer_200(client, grocery, q):
+    assert find(client, grocery, q).status_code == 200
+
+
 def test_the_page_shows_no_stock_prices_or_costs(client, grocery):
     html = find(client, grocery, "haldi").content.decode()
     for private in ("17", "3.49", "1.61", "40", "stock", "Stock", "$"):

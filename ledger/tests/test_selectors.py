@@ -67,6 +67,32 @@ def test_search_matches_names_and_aliases_at_word_starts_case_insensitively(demo
     assert selectors.product_list(store=demo_store, search="100% pure") == []
 
 
+def test_search_finds_plural_and_singular_and_each_word_anywhere(store, make_product):
+    # Before the one matcher a search had to be the start of a name's words as typed: "samosas"
+    # found no "Frozen samosa", and "rice basmati" no "Basmati rice".
+    make_product("Frozen samosa")
+    make_product("Green chillies")
+    make_product("Basmati rice")
+    assert _names(selectors.product_list(store=store, search="samosas")) == ["Frozen samosa"]
+    assert _names(selectors.product_list(store=store, search="chillies")) == ["Green chillies"]
+    assert _names(selectors.product_list(store=store, search="chilli")) == ["Green chillies"]
+    assert _names(selectors.product_list(store=store, search="rice basmati")) == ["Basmati rice"]
+    assert selectors.product_list(store=store, search="brown basmati") == []
+
+
+@pytest.mark.parametrize("search", ["x" * 10_000, "rice " * 2_000, "\u200b\u0301", "'; drop table --", "%_%"])
+def test_odd_or_huge_searches_answer_without_error(store, make_product, search):
+    make_product("Basmati rice")
+    assert selectors.product_list(store=store, search=search) in ([], list(selectors.product_list(store=store)))
+    assert selectors.product_match(store=store, text=search) in ([], list(selectors.product_list(store=store)))
+
+
+def test_matching_finds_a_singular_name_for_a_plural_word(store, make_product):
+    make_product("Frozen samosa")
+    make_product("Frozen paratha")
+    assert _names(selectors.product_match(store=store, text="samosas"))[0] == "Frozen samosa"
+
+
 def test_search_finds_non_ascii_aliases(store, make_product):
     make_product("Turmeric powder", aliases=["haldi", "हल्दी"])
     assert _names(selectors.product_list(store=store, search="हल्दी")) == ["Turmeric powder"]
