@@ -171,7 +171,7 @@ def charts(summary: dict[str, Any], out: Path) -> list[Path]:
     ax.set_xticks(range(len(rows)), [label for label, _ in rows], fontsize=7)
     ax.set_ylabel("% of prompts (95% Wilson CI)")
     ax.set_ylim(0, 105)
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
     fig.tight_layout()
     written.append(out / "rates.png")
     fig.savefig(written[-1], dpi=110)
@@ -184,7 +184,7 @@ def charts(summary: dict[str, Any], out: Path) -> list[Path]:
         bottom = [b + x for b, x in zip(bottom, counts, strict=True)]
     ax.set_xticks(range(len(rows)), [label for label, _ in rows], fontsize=7)
     ax.set_ylabel("failed prompts, by first failure")
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
     fig.tight_layout()
     written.append(out / "failures.png")
     fig.savefig(written[-1], dpi=110)
