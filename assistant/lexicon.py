@@ -50,24 +50,6 @@ class Correction:
     product_position: bool = False
 
 
-@dataclass(frozen=True)
-class NumberWords:
-    """The words of spoken numbers: 0-19, the tens, scales, multipliers and set phrases."""
-
-    units: Mapping[str, int]
-    tens: Mapping[str, int]
-    scales: Mapping[str, int]
-    multipliers: Mapping[str, int]
-    phrases: Mapping[Phrase, int]
-    one_is_a_word_after: frozenset[str]
-
-    def is_number_word(self, word: str) -> bool:
-        """Whether ``word`` is a unit, tens or scale word (hyphenated tens-units included)."""
-        if "-" in word:
-            return all(part in self.units or part in self.tens for part in word.split("-"))
-        return word in self.units or word in self.tens or word in self.scales
-
-
 # Identity hash (eq=False): lexicons are per-process singletons, and grounding caches indexes by them.
 @dataclass(frozen=True, eq=False)
 class Lexicon:
@@ -84,7 +66,6 @@ class Lexicon:
     context_after: frozenset[str]
     qualifiers: frozenset[str]
     pronouns: tuple[Phrase, ...]  # longest first
-    numbers: NumberWords
     groups: Mapping[Phrase, str]  # group words -> catalog category
     generic_words: frozenset[str]
     units: frozenset[str]
@@ -109,13 +90,12 @@ _CORRECTIONS = {
         },
     },
 }
-_INT_MAP = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": [
         "version", "business_type", "wake_words", "fillers", "soft_fillers", "mishearings",
-        "local_names", "product_context", "pronouns", "numbers", "groups", "generic_words",
+        "local_names", "product_context", "pronouns", "groups", "generic_words",
         "units", "non_product_words",
     ],
     "additionalProperties": False,
@@ -135,19 +115,6 @@ SCHEMA: dict[str, Any] = {
             "properties": {"before": _PHRASES, "after": _PHRASES, "always_after": _PHRASES},
         },
         "pronouns": _PHRASES,
-        "numbers": {
-            "type": "object",
-            "required": ["units", "tens", "scales"],
-            "additionalProperties": False,
-            "properties": {
-                "units": _INT_MAP,
-                "tens": _INT_MAP,
-                "scales": _INT_MAP,
-                "multipliers": _INT_MAP,
-                "phrases": _INT_MAP,
-                "one_is_a_word_after": _PHRASES,
-            },
-        },
         "groups": {"type": "object", "additionalProperties": {**_PHRASES, "minItems": 1}},
         "generic_words": _PHRASES,
         "units": _PHRASES,
@@ -200,7 +167,6 @@ def _corrections(raw: dict[str, Any], where: str) -> dict[Phrase, Correction]:
 def _build(raw: dict[str, Any], where: str) -> Lexicon:
     corrections = _corrections(raw, where)
     context = raw["product_context"]
-    numbers = raw["numbers"]
     groups: dict[Phrase, str] = {}
     for category, names in raw["groups"].items():
         for name in names:
@@ -217,14 +183,6 @@ def _build(raw: dict[str, Any], where: str) -> Lexicon:
         context_after=frozenset(w.lower() for w in context["after"]),
         qualifiers=frozenset(w.lower() for w in context.get("always_after", ())),
         pronouns=_longest_first(raw["pronouns"]),
-        numbers=NumberWords(
-            units=MappingProxyType({k.lower(): v for k, v in numbers["units"].items()}),
-            tens=MappingProxyType({k.lower(): v for k, v in numbers["tens"].items()}),
-            scales=MappingProxyType({k.lower(): v for k, v in numbers["scales"].items()}),
-            multipliers=MappingProxyType({k.lower(): v for k, v in numbers.get("multipliers", {}).items()}),
-            phrases=MappingProxyType({words_of(k): v for k, v in numbers.get("phrases", {}).items()}),
-            one_is_a_word_after=frozenset(w.lower() for w in numbers.get("one_is_a_word_after", ())),
-        ),
         groups=MappingProxyType(groups),
         generic_words=frozenset(w.lower() for w in raw["generic_words"]),
         units=frozenset(w.lower() for w in raw["units"]),

@@ -15,7 +15,9 @@ Choices that keep false positives low:
   number... and before a unit, "stock", "price", a question word, punctuation or the end. So
   "where is the doll?" and "do we have auto" are fixed; "sales are dull today", "turn on auto
   reorder" and "auto-renew" (one hyphenated word) are not.
-- "one" after "this", "that", "which", "the", "another"... is a word, not a number.
+- Spoken numbers are read by ``assistant.numbers`` (the reader the reply checks and the lab use
+  too): "one" after "this", "that", "which", "the", "another"... is a word, not a number ("one of
+  each" is a count); "a hundred and five" is 105.
 - ``numbers`` holds every whole number said, in order (a price like "6.99" is not a count and is
   left out); the text keeps them as digits so the sentence still reads ("we actually have 15 bags
   of atta").
@@ -26,7 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from assistant.lexicon import Lexicon, NumberWords
+from assistant import numbers
+from assistant.lexicon import Lexicon
 
 _TOKEN = re.compile(r"\d+(?:\.\d+)?(?:-[a-z0-9]+)*|[a-z0-9]+(?:['-][a-z0-9]+)*|[.,!?;:&$%]")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u2013": "-", "\u2014": ", "})
@@ -69,7 +72,7 @@ def normalize(text: str, lexicon: Lexicon) -> Normalized:
     toks = [t for t in toks if not _drop_filler(t, lexicon, fixes)]
     toks = _strip_wake_words(toks, lexicon, fixes)
     toks = _strip_soft_fillers(toks, lexicon, fixes)
-    toks = _number_words(toks, lexicon.numbers, fixes)
+    toks = _number_words(toks, fixes)
     for _pass in range(2):
         toks, changed = _correct(toks, lexicon, fixes)
         if not changed:
@@ -125,7 +128,7 @@ def _strip_soft_fillers(toks: list[str], lexicon: Lexicon, fixes: list[str]) -> 
                 continue
             prev = next((t for t in reversed(out)), None)
             nxt = toks[i + n] if i + n < len(toks) else None
-            if _is_soft_filler(phrase, prev, nxt, lexicon.numbers):
+            if _is_soft_filler(phrase, prev, nxt):
                 fixes.append(f"filler: {' '.join(phrase)}")
                 i += n
                 break
@@ -135,7 +138,7 @@ def _strip_soft_fillers(toks: list[str], lexicon: Lexicon, fixes: list[str]) -> 
     return out
 
 
-def _is_soft_filler(phrase: tuple[str, ...], prev: str | None, nxt: str | None, numbers: NumberWords) -> bool:
+def _is_soft_filler(phrase: tuple[str, ...], prev: str | None, nxt: str | None) -> bool:
     """Whether a soft filler ("like", "you know") is only filling here, not carrying meaning."""
     at_start = prev is None or prev in PUNCT
     at_end = nxt is None or nxt in PUNCT
@@ -152,91 +155,29 @@ def _is_soft_filler(phrase: tuple[str, ...], prev: str | None, nxt: str | None, 
     return phrase == ("like",) and (nxt.isdigit() or numbers.is_number_word(nxt))
 
 
-def _small(word: str, numbers: NumberWords) -> tuple[int, str] | None:
-    """The value and kind ("unit", "tens") of a 0-99 word, hyphenated tens-units included."""
-    if word in numbers.units:
-        return numbers.units[word], "unit"
-    if word in numbers.tens:
-        return numbers.tens[word], "tens"
-    if "-" in word:
-        parts = word.split("-")
-        if len(parts) == 2 and parts[0] in numbers.tens and parts[1] in numbers.units and numbers.units[parts[1]] < 10:
-            return numbers.tens[parts[0]] + numbers.units[parts[1]], "unit"
-    return None
-
-
-def _parse_number(toks: list[str], i: int, numbers: NumberWords) -> tuple[int, int] | None:
-    """A spoken number starting at ``toks[i]``: its value and the index after it, or None."""
-    for phrase, value in sorted(numbers.phrases.items(), key=lambda kv: -len(kv[0])):
-        if tuple(toks[i : i + len(phrase)]) == phrase:
-            return value, i + len(phrase)
-    total, current, j, last = 0, 0, i, ""
-    n = len(toks)
-    while j < n:
-        tok = toks[j]
-        if j == i and tok.isdigit():
-            current, last = int(tok), "digit"
-            j += 1
-            continue
-        small = _small(tok, numbers)
-        if small is not None:
-            value, kind = small
-            if last == "":
-                current = value
-            elif (last == "tens" and kind == "unit" and 0 < value < 10) or last == "scale":
-                current += value  # "twenty eight", "one hundred and five"
-            else:
-                break  # "two fifty" is two numbers
-            last, j = kind, j + 1
-            continue
-        if tok in numbers.scales and last in {"unit", "tens", "digit"}:
-            scale = numbers.scales[tok]
-            if scale == 100 and current < 100:
-                current *= 100
-            else:
-                total, current = total + current * scale, 0
-            last, j = "scale", j + 1
-            continue
-        if tok == "and" and last == "scale" and j + 1 < n and _small(toks[j + 1], numbers) is not None:
-            j += 1
-            continue
-        break
-    if j == i:
-        return None
-    value = total + current
-    if j < n and toks[j] in numbers.multipliers:
-        value *= numbers.multipliers[toks[j]]
-        j += 1
-    return value, j
-
-
-def _number_words(toks: list[str], numbers: NumberWords, fixes: list[str]) -> list[str]:
+def _number_words(toks: list[str], fixes: list[str]) -> list[str]:
+    """Spoken numbers as digits, read by ``assistant.numbers`` (the one reader of numbers)."""
     out: list[str] = []
     i = 0
     while i < len(toks):
         tok = toks[i]
-        prev = out[-1] if out else None
-        if tok == "one" and prev in numbers.one_is_a_word_after:
-            out.append(tok)
-            i += 1
-            continue
-        if "-" in tok and _small(tok, numbers) is None:
+        if "-" in tok and numbers.word_value(tok) is None:
             # "twelve-piece" -> "12-piece": only the number part of a hyphenated word changes.
             head, _, rest = tok.partition("-")
-            small = _small(head, numbers)
-            if small is not None:
-                fixes.append(f"number: {head} -> {small[0]}")
-                out.append(f"{small[0]}-{rest}")
+            value = numbers.word_value(head)
+            if value is not None:
+                fixes.append(f"number: {head} -> {value}")
+                out.append(f"{value}-{rest}")
             else:
                 out.append(tok)
             i += 1
             continue
-        parsed = _parse_number(toks, i, numbers)
-        if parsed is None or (parsed[1] == i + 1 and tok.isdigit()):
+        run = None if numbers.is_pronoun_one(toks, i, before_of=False) else numbers.spoken_run(toks, i)
+        if run is None:
             out.append(tok)
             i += 1
             continue
-        value, end = parsed
+        value, end = run
         fixes.append(f"number: {' '.join(toks[i:end])} -> {value}")
         out.append(str(value))
         i = end

@@ -1,8 +1,9 @@
 """Numbers said in a text, whether written in digits or spoken as words, with where they are.
 
-One reader for every place that needs to know what number a text says: the reply checks (a
-model-written "twenty-eight" is as much a claim as "28"), the small runtime and the lab's
-benchmark scorer.
+One reader for every place that needs to know what number a text says: the normaliser (the
+owner's "twenty-eight bags" becomes "28 bags"), the reply checks (a model-written "twenty-eight" is
+as much a claim as "28"; ``assistant.reply_numbers``), the small runtime and the lab's benchmark
+scorer. The number words are English and live here, not in the business type's lexicon pack.
 
 How it reads:
 - Digit groups are numbers ("1,234.50" is 1234.5, "007" is 7), but not inside a word ("B12").
@@ -19,6 +20,7 @@ How it reads:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
@@ -78,9 +80,28 @@ def is_number_word(word: str) -> bool:
     return all(p in UNITS or p in TEENS or p in TENS or p in SCALES or p == "hundred" for p in parts)
 
 
-def _word_run(toks: list[_Tok], i: int) -> tuple[int, int] | None:
-    """The number spoken by the words from ``toks[i]``: (value, index after), or None."""
-    words = [t.text for t in toks]
+def word_value(word: str) -> int | None:
+    """The value of one 0-99 number word ("seven", "twelve", "forty", "twenty-eight"), or None."""
+    if word in UNITS or word in TEENS or word in TENS:
+        return UNITS.get(word, TEENS.get(word, TENS.get(word)))
+    return _tens_unit(word)
+
+
+def _tens_unit(word: str) -> int | None:
+    """"twenty-eight" written as one word (the normaliser's tokens keep hyphenated words whole)."""
+    tens, dash, unit = word.partition("-")
+    if dash and tens in TENS and unit in UNITS and unit != "zero":
+        return TENS[tens] + UNITS[unit]
+    return None
+
+
+def spoken_run(words: Sequence[str], i: int) -> tuple[int, int] | None:
+    """The number spoken by the lower-case ``words`` from ``words[i]``: (value, index after), or None.
+
+    Read as the module says; "twenty-eight" may be one word or three ("twenty", "-", "eight"), and
+    a run may start with digits before "hundred", "dozen" or a scale ("5 hundred"). The
+    normaliser reads the owner's words with it; ``numbers_in`` reads any text.
+    """
     total, group, last, j = 0, 0, None, i
     if words[i: i + 3] in (["half", "a", "dozen"], ["a", "half", "dozen"]):
         return 6, i + 3
@@ -108,6 +129,11 @@ def _word_run(toks: list[_Tok], i: int) -> tuple[int, int] | None:
             if last is not None:
                 break
             return 0, j + 1
+        elif (pair := _tens_unit(tok)) is not None:
+            if last not in (None, "hundred", "scale"):
+                break
+            group += pair
+            last = "unit after tens"
         elif tok in TEENS or tok in TENS:
             if last not in (None, "hundred", "scale"):
                 break
@@ -134,22 +160,26 @@ def _word_run(toks: list[_Tok], i: int) -> tuple[int, int] | None:
     return None if last is None else (total + group, j)
 
 
-def _is_pronoun_one(toks: list[_Tok], i: int, end: int) -> bool:
-    if end != i + 1 or toks[i].text != "one":
+def is_pronoun_one(words: Sequence[str], i: int, *, before_of: bool = True) -> bool:
+    """Whether ``words[i]`` is "one" as a word, not the number: "this one", "the same one", and
+    (``before_of``) "one of". The normaliser passes ``before_of=False``: the owner's "one of each"
+    or "one of the samosas" is a count; a reply's "one of the low items" is not a claim of 1."""
+    if words[i] != "one":
         return False
-    before = toks[i - 1].text if i else ""
-    after = toks[end].text if end < len(toks) else ""
-    return before in ONE_IS_A_WORD_AFTER or after == "of"
+    before = words[i - 1] if i else ""
+    after = words[i + 1] if i + 1 < len(words) else ""
+    return before in ONE_IS_A_WORD_AFTER or (before_of and after == "of")
 
 
 def _read(toks: list[_Tok]) -> list[tuple[int, int, Number]]:
     """(first token, token after, number) for every number in ``toks``, in order."""
     found: list[tuple[int, int, Number]] = []
+    words = [t.text for t in toks]
     i = 0
     while i < len(toks):
         tok = toks[i]
-        run = _word_run(toks, i)
-        if run is None or _is_pronoun_one(toks, i, run[1]) or (i and toks[i - 1].text == "-" and tok.text[0].isalpha()
+        run = spoken_run(words, i)
+        if run is None or (run[1] == i + 1 and is_pronoun_one(words, i)) or (i and toks[i - 1].text == "-" and tok.text[0].isalpha()
                                                                and i > 1 and not is_number_word(toks[i - 2].text)):
             if tok.text[0].isdigit():
                 try:

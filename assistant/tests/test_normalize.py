@@ -10,6 +10,7 @@ import pytest
 
 from assistant.lexicon import Lexicon, LexiconError, lexicon_for, lexicon_load
 from assistant.normalize import normalize
+from assistant.numbers import numbers_in
 
 
 @pytest.fixture(scope="module")
@@ -201,6 +202,23 @@ def test_every_change_is_recorded_for_the_audit(lexicon: Lexicon) -> None:
 )
 def test_number_words_become_numbers(said: str, numbers: tuple[int, ...], lexicon: Lexicon) -> None:
     assert normalize(said, lexicon).numbers == numbers
+
+
+def test_the_owners_numbers_are_read_by_the_one_reader(lexicon: Lexicon) -> None:
+    # Before the normaliser used assistant.numbers, "a hundred and five" was 100 and 5 and "a
+    # million" stayed words; every utterance of the routing sets reads as it did.
+    assert normalize("a hundred and five bags", lexicon).numbers == (105,)
+    assert normalize("a million", lexicon).numbers == (1_000_000,)
+    assert normalize("we got one of each", lexicon).numbers == (1,)  # a count, unlike a reply's "one of"
+    for said in ["twenty-eight bags and a dozen cans", "order ten boxes and 10 bottles", "two fifty",
+                 "one hundred twenty-eight", "half a dozen samosas, this one"]:
+        whole = tuple(int(n.value) for n in numbers_in(said) if n.value == n.value.to_integral_value())
+        assert normalize(said, lexicon).numbers == whole, said
+
+
+@pytest.mark.parametrize("said", ["x" * 10_000, "twenty " * 2_000, "\u200b\u0301 \u0663 \u00bd", "-", "one-"])
+def test_odd_or_huge_text_normalises_without_error(said: str, lexicon: Lexicon) -> None:
+    assert isinstance(normalize(said, lexicon).text, str)
 
 
 def test_the_sentence_stays_readable_with_digits(lexicon: Lexicon) -> None:

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from assistant.numbers import amounts_in, is_number_word, numbers_in
+from assistant.numbers import amounts_in, is_number_word, is_pronoun_one, numbers_in, spoken_run, word_value
 
 
 def _read(text):
@@ -53,3 +53,14 @@ def test_two_word_runs_side_by_side_are_two_numbers_but_one_price():
 def test_number_words_are_known():
     assert is_number_word("twenty-eight") and is_number_word("hundred") and not is_number_word("tonne")
     assert numbers_in("twenty-eight")[0].value == Decimal(28) and numbers_in("twenty-eight")[0].words
+
+
+def test_the_normalisers_word_lists_are_read_too():
+    # The normaliser's tokens keep "twenty-eight" whole and may start with digits ("5 hundred").
+    assert spoken_run(["twenty-eight", "bags"], 0) == (28, 1)
+    assert spoken_run(["5", "hundred", "and", "five"], 0) == (505, 4)
+    assert spoken_run(["one", "hundred", "twenty-eight"], 0) == (128, 3)
+    assert spoken_run(["5", "bags"], 0) is None and spoken_run(["bags"], 0) is None
+    assert word_value("twelve") == 12 and word_value("ninety-nine") == 99 and word_value("piece") is None
+    assert is_pronoun_one(["this", "one"], 1) and is_pronoun_one(["one", "of", "them"], 0)
+    assert not is_pronoun_one(["one", "of", "each"], 0, before_of=False)

@@ -47,7 +47,7 @@ def evaluate_records(records: list[dict[str, Any]], backend: Any, *, catalog_nam
     """Counts for one split: first calls (exact, tool) and answers after results (correct, exact)."""
     from assistant.modes.small import protocol
     from assistant.modes.small.runtime import PROMPT_END, compact_lines
-    from assistant.spoken_numbers import numbers_in
+    from assistant.reply_numbers import numbers_in
     from inference.base import ModelRequest, Role
 
     counts = {"first_call": 0, "first_call_exact": 0, "first_call_tool": 0,

@@ -48,12 +48,12 @@ from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.modes.client_tools import CLIENT_TOOLS, is_client_tool
 from assistant.modes.router.actions import Decision, _ask_for
 from assistant.numbers import canonical, said_values
-from assistant.retrieval import DEFAULT_K, ESCAPE_HATCH, tool_shortlist
-from assistant.spoken_numbers import (
+from assistant.reply_numbers import (
     misattributed_numbers,
     numbers_in,
     unsupported_numbers,
 )
+from assistant.retrieval import DEFAULT_K, ESCAPE_HATCH, tool_shortlist
 from assistant.types import EventKind, Outcome
 from inference.base import ModelRequest, Role, parse_json
 from mcp_gateway.registry import tool_get, tool_list

@@ -31,7 +31,7 @@ from assistant.model_log import ask
 from assistant.modes.small import protocol
 from assistant.modes.small.protocol import MAX_STEPS, Call, parse_call, parse_next
 from assistant.numbers import amounts_in
-from assistant.spoken_numbers import misattributed_numbers, numbers_in
+from assistant.reply_numbers import misattributed_numbers, numbers_in
 from assistant.types import Outcome
 from inference.base import InferenceError, ModelRequest, Role
 

@@ -1,10 +1,10 @@
-"""Numbers a model-written reply may say (assistant/spoken_numbers.py): pure functions, no database."""
+"""Numbers a model-written reply may say (assistant/reply_numbers.py): pure functions, no database."""
 
 from __future__ import annotations
 
 import pytest
 
-from assistant.spoken_numbers import (
+from assistant.reply_numbers import (
     misattributed_numbers,
     numbers_in,
     unsupported_numbers,
