@@ -6,6 +6,7 @@ anonymous client, as a shopper would.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -105,6 +106,8 @@ def test_odd_queries_answer_200(client, grocery, q):
 
 def test_the_page_shows_no_stock_prices_or_costs(client, grocery):
     html = find(client, grocery, "haldi").content.decode()
+    # File URLs carry a random storage suffix ("powder_q9W40sI.png"); every other byte counts.
+    html = re.sub(r'(src|href)="[^"]*"', r'\1=""', html)
     for private in ("17", "3.49", "1.61", "40", "stock", "Stock", "$"):
         assert private not in html, private
 
