@@ -15,10 +15,11 @@ import secrets
 
 from django.db import transaction
 from django.utils import timezone
-from oauth2_provider.models import get_access_token_model
 from oauth2_provider.oauth2_validators import validate_resource_as_url_prefix
 
+from identity.lookups import access_token_with_credential
 from identity.models import Connection
+from tenants.context import use_store
 from tenants.errors import InvalidToken, MissingScope
 from tenants.models import Membership, Store, StoreToken
 from tenants.services import (
@@ -26,6 +27,7 @@ from tenants.services import (
     _clean_scopes,
     _hash_secret,
     token_authenticate,
+    token_prefix_new,
 )
 
 CONFIRM_SCOPE = StoreToken.Scope.ORDERS_CONFIRM.value
@@ -54,13 +56,7 @@ def oauth_authenticate(*, raw: str, scope: str, resource: str | None, require_re
     """The store credential an OAuth access token acts with; see ``credential_authenticate``."""
     if not raw or len(raw) > 512:
         raise InvalidToken()
-    checksum = hashlib.sha256(raw.encode("utf-8")).hexdigest()
-    access = (
-        get_access_token_model()
-        .objects.select_related("shelfwise__credential__store__business_type", "user")
-        .filter(token_checksum=checksum)
-        .first()
-    )
+    access = access_token_with_credential(checksum=hashlib.sha256(raw.encode("utf-8")).hexdigest())
     binding = getattr(access, "shelfwise", None) if access is not None else None
     if access is None or binding is None or access.is_expired():
         raise InvalidToken()
@@ -102,6 +98,13 @@ def connection_grant(*, store: Store, user, application, scopes: list[str]) -> S
     role = Membership.objects.filter(store=store, user=user).values_list("role", flat=True).first()
     if role is None or (OWNER_ONLY_SCOPES & set(clean) and role != Membership.Role.OWNER):
         raise PermissionError("Only the store's owner may grant that.")
+    # The consent page may pick a store other than the member's current one: its credentials are
+    # read and written in its own context.
+    with use_store(store):
+        return _connection_credential(store=store, user=user, application=application, clean=clean)
+
+
+def _connection_credential(*, store: Store, user, application, clean: list[str]) -> StoreToken:
     existing = (
         Connection.objects.select_related("credential")
         .filter(credential__store=store, user=user, application=application, credential__revoked_at__isnull=True)
@@ -113,15 +116,8 @@ def connection_grant(*, store: Store, user, application, scopes: list[str]) -> S
         return existing.credential
     name = f"OAuth: {application.name or 'MCP client'} ({user.get_username()})"[:80]
     credential = StoreToken.objects.create(
-        store=store, name=name, prefix=_unique_prefix(), secret_hash=_hash_secret(secrets.token_urlsafe(32)),
+        store=store, name=name, prefix=token_prefix_new(), secret_hash=_hash_secret(secrets.token_urlsafe(32)),
         scopes=clean, created_by=user, last_used_at=timezone.now(),
     )
     Connection.objects.create(credential=credential, application=application, user=user)
     return credential
-
-
-def _unique_prefix() -> str:
-    while True:
-        prefix = secrets.token_hex(5)
-        if not StoreToken.objects.filter(prefix=prefix).exists():
-            return prefix

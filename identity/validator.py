@@ -12,8 +12,8 @@ from __future__ import annotations
 from oauth2_provider.models import get_grant_model
 from oauth2_provider.oauth2_validators import OAuth2Validator
 
+from identity.lookups import credential_is_active
 from identity.models import AccessTokenBinding, GrantBinding, RefreshTokenBinding
-from tenants.models import StoreToken
 
 CREDENTIAL_ATTRIBUTE = "shelfwise_credential_id"
 
@@ -21,8 +21,8 @@ CREDENTIAL_ATTRIBUTE = "shelfwise_credential_id"
 def _live_credential_id(credential_id: int | None) -> int | None:
     if credential_id is None:
         return None
-    token = StoreToken.objects.filter(pk=credential_id).first()
-    return token.pk if token is not None and token.is_active else None
+    # The token endpoint knows no store: ask past the fence whether that one credential is live.
+    return credential_id if credential_is_active(credential_id=credential_id) else None
 
 
 class StoreBoundValidator(OAuth2Validator):

@@ -56,6 +56,19 @@ def check_row_level_security(app_configs=None, databases=None, **kwargs):
             for table, state in sorted(status.items())
             if not state.fenced
         ]
+        errors += [
+            Error(
+                f"The application's database role may use the table {table!r}, which only the worker and "
+                "the admin (the login role) may read: it holds every store's task results.",
+                hint="Run `python manage.py migrate`: it revokes the app role's privileges on it.",
+                obj=table,
+                id="tenants.E006",
+            )
+            for table in (
+                rls.app_role_privileged_tables(connection, rls.worker_only_tables(apps))
+                if rls.role_exists(connection, rls.app_role()) else ()
+            )
+        ]
         if not rls.role_exists(connection, rls.app_role()):
             errors.append(
                 Error(
@@ -77,8 +90,10 @@ def check_row_level_security(app_configs=None, databases=None, **kwargs):
         elif not rls.login_role_can_bypass(connection):
             errors.append(
                 Warning(
-                    "The database login role is neither a superuser nor BYPASSRLS, so maintenance run "
-                    "under tenants.rls.bypass() (migrations, cross-store admin work) is still fenced.",
+                    "The database login role is neither a superuser nor BYPASSRLS, so work run under "
+                    "tenants.rls.bypass() is still fenced: migrations, cross-store admin work, and the lookups "
+                    "before a store is known (store tokens, OAuth tokens, invitation and confirmation links), "
+                    "which then find nothing.",
                     hint="ALTER ROLE <login role> BYPASSRLS;",
                     id="tenants.W001",
                 )

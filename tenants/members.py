@@ -22,7 +22,9 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
+from tenants.context import store_context, use_store
 from tenants.errors import TenantError
+from tenants.lookups import invitation_for_link
 from tenants.models import Invitation, Membership, Store
 from tenants.selectors import store_can_email
 
@@ -70,7 +72,7 @@ def invitation_create(*, store: Store, email: str, role: str, invited_by: User) 
         raise MemberError(f"email: {email} is already a member of this store.")
     secret = secrets.token_urlsafe(32)
     now = timezone.now()
-    with transaction.atomic():
+    with store_context(store), transaction.atomic():
         Invitation.objects.filter(store=store, email=email, accepted_at__isnull=True, revoked_at__isnull=True).update(
             revoked_at=now
         )
@@ -97,7 +99,7 @@ def invitation_for(*, secret: str) -> Invitation:
     """
     if not secret or len(secret) > 100:
         raise InvitationInvalid()
-    invitation = Invitation.objects.select_related("store").filter(token_hash=_hash(secret)).first()
+    invitation = invitation_for_link(token_hash=_hash(secret))  # past the fence: the link names no store
     if (invitation is None or invitation.accepted_at is not None or invitation.revoked_at is not None
             or invitation.expires_at <= timezone.now()):
         raise InvitationInvalid()
@@ -113,9 +115,9 @@ def invitation_accept(*, secret: str, user: User) -> Membership:
     """
     from allauth.account.models import EmailAddress
 
-    with transaction.atomic():
-        invitation = invitation_for(secret=secret)
-        invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
+    found = invitation_for(secret=secret)
+    with use_store(found.store), transaction.atomic():  # the store is known now: the rest is fenced
+        invitation = Invitation.objects.select_for_update().select_related("store").get(pk=found.pk)
         if invitation.accepted_at is not None:
             raise InvitationInvalid()
         if not EmailAddress.objects.filter(user=user, email__iexact=invitation.email, verified=True).exists():
@@ -130,9 +132,10 @@ def invitation_accept(*, secret: str, user: User) -> Membership:
 
 def invitation_revoke(*, store: Store, invitation_id: int) -> None:
     """Withdraw an open invitation of this store (another store's is not found)."""
-    updated = Invitation.objects.filter(store=store, pk=invitation_id, accepted_at__isnull=True, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
+    with store_context(store):
+        updated = Invitation.objects.filter(
+            store=store, pk=invitation_id, accepted_at__isnull=True, revoked_at__isnull=True
+        ).update(revoked_at=timezone.now())
     if not updated:
         raise MemberError("That invitation was not found or is no longer open.")
 

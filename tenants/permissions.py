@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework.permissions import BasePermission
 
 from tenants.authentication import API_SCOPE
+from tenants.context import store_context
 from tenants.models import StoreToken
 
 
@@ -44,7 +45,8 @@ def may_confirm_orders(*, store, actor: str, channel: str = "") -> bool:
     if kind == "user" and ident.isdigit():
         return Membership.objects.filter(store=store, user_id=int(ident), role=Membership.Role.OWNER).exists()
     if kind == "token" and ident:
-        token = StoreToken.objects.filter(store=store, prefix=ident, revoked_at__isnull=True).first()
+        with store_context(store):  # tokens are fenced: another store's context finds none
+            token = StoreToken.objects.filter(store=store, prefix=ident, revoked_at__isnull=True).first()
         if token is None or not token.has_scope(StoreToken.Scope.ORDERS_CONFIRM):
             return False
         # An OAuth link (``identity.Connection``: Alexa, an MCP or REST client) acts for the member who

@@ -4,16 +4,27 @@ How the pieces fit:
 
 * Every table that holds a store's data is fenced: each model, in any app, with a ``store``
   foreign key to ``tenants.Store`` (the ledger, the audit's turns and records, conversations,
-  MCP idempotency keys, report deliveries, the worker's turn jobs and report dispatches...), except the apps in ``RLS_EXEMPT_APPS``; and each
-  model in ``RLS_CHILDREN``, which reaches its store through a parent row (an audit record's SQL
-  statements). It gets ``ENABLE`` and ``FORCE ROW LEVEL SECURITY`` and the policy
+  MCP idempotency keys, report deliveries, the worker's turn jobs and report dispatches, store
+  tokens, invitations, report recipients...), except the models in ``RLS_EXEMPT_MODELS``; and
+  each model in ``RLS_CHILDREN``, which reaches its store through a parent row (an audit record's
+  SQL statements). It gets ``ENABLE`` and ``FORCE ROW LEVEL SECURITY`` and the policy
   ``store_isolation``: a row is visible and writable only while its ``store_id`` (its parent's,
   for a child) equals the connection's ``app.store_id`` setting. Fenced by default: a new table
   with a store is covered by the next ``migrate`` (``post_migrate``) without anyone listing it,
   and the system check ``tenants.E001`` reports a table that lacks the policy.
-* ``tenants`` itself is exempt: stores, memberships and store tokens are what a request is
-  authenticated with, looked up (by a token's prefix, a user's memberships) before any store is
-  known. Their store binding is enforced in code (``tenants.selectors``, ``token_authenticate``).
+* Memberships are exempt: they are how a signed-in user's stores are found, before any store is
+  known (``tenants.selectors``). Stores and business types have no store column.
+* A few lookups must find a fenced row before its store is known: a store token by its prefix and
+  hash, an invitation or a report recipient by its link's hash, the store credential behind an
+  OAuth access token. Each is a ``fence_lookup`` (``tenants.lookups``, ``identity.lookups``): one
+  query past the fence by a secret-derived key, returning that one row (or a yes/no); what follows
+  (recording a token's use, accepting, confirming) runs in the row's own store context.
+  ``LOOKUPS`` lists them and ``tenants/tests/test_fence_lookups.py`` audits each one.
+* Tables of the apps in ``RLS_WORKER_ONLY_APPS`` (django-celery-results: task states and
+  results, with no store column) are not readable by the app role at all: its privileges on them
+  are revoked, and only the login role (Celery's result backend runs its statements in
+  ``bypass()``, ``worker.results``; the Django admin) reads and writes them. ``tenants.E006``
+  reports the app role holding a privilege there.
 * Superusers and ``BYPASSRLS`` roles ignore policies, so the application never queries as the
   login role: the database backend ``tenants.db`` (set as ENGINE on PostgreSQL) switches its
   connections to the unprivileged role ``settings.DATABASE_APP_ROLE`` (default ``shelfwise_app``,
@@ -27,20 +38,22 @@ How the pieces fit:
   driver cursor (``connection.connection.cursor()``) skip this: call ``sync_connection`` first.
 * ``bypass()`` runs a block as the login role (which must be a superuser or have ``BYPASSRLS``):
   the ``migrate`` and ``flush`` commands run inside it (so do test-database setup and teardown),
-  and so must cross-store platform maintenance. Creating a store needs no bypass (the tenants
-  tables have no policy); deleting one needs its own context or a bypass
-  (``tenants.services.store_delete`` does it).
+  and so must cross-store platform maintenance. Creating a store needs no bypass (stores have no
+  policy); deleting one needs its own context or a bypass (``tenants.services.store_delete``
+  does it). Writing a store's tokens, invitations or recipients needs that store's context
+  (the tenants services enter it).
 
 On SQLite all of this is inert: the context variables are kept and nothing is sent.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, ParamSpec, TypeVar
 
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
 from django.db.models import ForeignKey
@@ -50,8 +63,10 @@ if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
     from django.db.models import Model
 
-# Apps whose tables are looked up before a store is known (credentials, memberships): not fenced.
-RLS_EXEMPT_APPS = ("tenants",)
+# Models with a store that are looked up before a store is known (a user's memberships): not fenced.
+RLS_EXEMPT_MODELS = ("tenants.membership",)
+# Apps whose tables hold no store column and are read only by the login role (Celery's task results).
+RLS_WORKER_ONLY_APPS = ("django_celery_results",)
 # Tables without a store column that belong to a fenced parent: model label -> its parent foreign key.
 RLS_CHILDREN = {"audit.sqlstatement": "record"}
 POLICY_NAME = "store_isolation"
@@ -64,6 +79,11 @@ _ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 _db_store: ContextVar[int | None] = ContextVar("shelfwise_db_store", default=None)
 _bypass: ContextVar[bool] = ContextVar("shelfwise_rls_bypass", default=False)
 _repairing: ContextVar[bool] = ContextVar("shelfwise_rls_repairing", default=False)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+# Every lookup past the fence made before a store is known: "module.function" -> the function.
+LOOKUPS: dict[str, Callable[..., object]] = {}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -102,6 +122,22 @@ def bypass() -> Iterator[None]:
 
 def bypass_active() -> bool:
     return _bypass.get()
+
+
+def fence_lookup(func: Callable[P, R]) -> Callable[P, R]:
+    """Run ``func`` past the fence (``bypass()``) and list it in ``LOOKUPS``.
+
+    Only for reads that must find one row before its store is known, by a key derived from a
+    secret the caller holds; the function returns that row (or a yes/no) and nothing else.
+    """
+
+    @functools.wraps(func)
+    def past_the_fence(*args: P.args, **kwargs: P.kwargs) -> R:
+        with bypass():
+            return func(*args, **kwargs)
+
+    LOOKUPS[f"{func.__module__}.{func.__qualname__}"] = past_the_fence
+    return past_the_fence
 
 
 @contextmanager
@@ -159,14 +195,12 @@ def is_postgres(connection: BaseDatabaseWrapper) -> bool:
 
 
 def rls_models(apps: Apps) -> list[type[Model]]:
-    """Concrete models, outside ``RLS_EXEMPT_APPS``, with a ``store`` foreign key to ``tenants.Store``."""
+    """Concrete models, except ``RLS_EXEMPT_MODELS``, with a ``store`` foreign key to ``tenants.Store``."""
     found = []
     for app_config in apps.get_app_configs():
-        if app_config.label in RLS_EXEMPT_APPS:
-            continue
         for model in app_config.get_models():
             opts = model._meta
-            if opts.abstract or opts.proxy or not opts.managed:
+            if opts.abstract or opts.proxy or not opts.managed or opts.label_lower in RLS_EXEMPT_MODELS:
                 continue
             try:
                 field = opts.get_field("store")
@@ -192,6 +226,18 @@ def rls_child_models(apps: Apps) -> list[type[Model]]:
 def fenced_tables(apps: Apps) -> list[str]:
     """Every table the policy must cover."""
     return [m._meta.db_table for m in (*rls_models(apps), *rls_child_models(apps))]
+
+
+def worker_only_tables(apps: Apps) -> list[str]:
+    """The tables of ``RLS_WORKER_ONLY_APPS`` that the app role must not touch."""
+    tables = []
+    for label in RLS_WORKER_ONLY_APPS:
+        try:
+            app_config = apps.get_app_config(label)
+        except LookupError:
+            continue
+        tables += [m._meta.db_table for m in app_config.get_models() if m._meta.managed and not m._meta.proxy]
+    return tables
 
 
 def _foreign_key(model: type[Model], name: str) -> ForeignKey:
@@ -301,6 +347,40 @@ def ensure_app_role(connection: BaseDatabaseWrapper) -> None:
             cursor.execute(statement)
 
 
+def app_role_privileged_tables(connection: BaseDatabaseWrapper, tables: Iterable[str]) -> list[str]:
+    """Those of ``tables`` (existing ones) on which the app role holds any table privilege."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname = ANY(%s)
+              AND has_table_privilege(%s, c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
+            ORDER BY c.relname
+            """,
+            [list(tables), app_role()],
+        )
+        return [name for (name,) in cursor.fetchall()]
+
+
+def restrict_tables(connection: BaseDatabaseWrapper, tables: Iterable[str]) -> list[str]:
+    """Revoke the app role's privileges on ``tables`` (idempotent). Returns the tables changed."""
+    qn = connection.ops.quote_name
+    role = qn(app_role())
+    changed = app_role_privileged_tables(connection, tables)
+    with connection.cursor() as cursor:
+        for table in changed:
+            cursor.execute(f"REVOKE ALL ON {qn(table)} FROM {role}")
+    return changed
+
+
+def unrestrict_tables(connection: BaseDatabaseWrapper, tables: Iterable[str]) -> None:
+    """Undo ``restrict_tables`` (the reverse of the migration): the app role's usual grants."""
+    qn = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        for table in table_status(connection, tables):
+            cursor.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {qn(table)} TO {qn(app_role())}")
+
+
 def apply_policies(
     connection: BaseDatabaseWrapper, models: Iterable[type[Model]], children: Iterable[type[Model]] = ()
 ) -> list[str]:
@@ -339,12 +419,14 @@ def remove_policies(connection: BaseDatabaseWrapper, models: Iterable[type[Model
 
 
 def install(connection: BaseDatabaseWrapper, apps: Apps) -> None:
-    """Role, grants and policies for ``apps``' store-scoped tables; a no-op off PostgreSQL."""
+    """Role, grants and policies for ``apps``' store-scoped tables, none on the worker-only ones;
+    a no-op off PostgreSQL."""
     if not is_postgres(connection):
         return
     with bypass():
         ensure_app_role(connection)
         apply_policies(connection, rls_models(apps), rls_child_models(apps))
+        restrict_tables(connection, worker_only_tables(apps))
 
 
 def install_after_migrate(sender, *, using: str = "default", apps: Apps | None = None, **kwargs) -> None:

@@ -10,6 +10,7 @@ from typing import TypeGuard
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
+from tenants.context import store_context
 from tenants.errors import StoreNotFound
 from tenants.models import Membership, ReportRecipient, Store, StoreToken
 
@@ -112,12 +113,14 @@ def report_recipients(*, store: Store) -> QuerySet[ReportRecipient]:
 
 def report_addresses(*, store: Store) -> list[str]:
     """Where the store's reports go: its confirmed recipients, else its owners' verified addresses."""
-    confirmed = [r.email for r in report_recipients(store=store) if r.confirmed_at is not None]
+    with store_context(store):  # recipients are fenced: read in the store's context
+        confirmed = [r.email for r in report_recipients(store=store) if r.confirmed_at is not None]
     return confirmed or owner_emails(store=store)
 
 
 def report_address_allowed(*, store: Store, address: str) -> bool:
     """Whether a report may go to ``address``: a confirmed recipient or a verified owner."""
     wanted = address.strip().casefold()
-    confirmed = {r.email.casefold() for r in report_recipients(store=store) if r.confirmed_at is not None}
+    with store_context(store):
+        confirmed = {r.email.casefold() for r in report_recipients(store=store) if r.confirmed_at is not None}
     return wanted in confirmed or wanted in {email.casefold() for email in owner_emails(store=store)}

@@ -8,7 +8,6 @@ hash is enough (no slow KDF: nothing to brute-force) and checking stays cheap on
 from __future__ import annotations
 
 import hashlib
-import hmac
 import logging
 import secrets
 from datetime import datetime, timedelta
@@ -18,7 +17,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from tenants.context import use_store
+from tenants.context import store_context, use_store
 from tenants.errors import (
     InvalidScope,
     InvalidToken,
@@ -26,6 +25,7 @@ from tenants.errors import (
     TenantError,
     TokenNotFound,
 )
+from tenants.lookups import token_for_secret
 from tenants.models import TOKEN_NAME_MAX, BusinessType, Membership, Store, StoreToken
 
 logger = logging.getLogger(__name__)
@@ -169,21 +169,18 @@ def token_create(
         raise TenantError("Give the token a name of 1 to 80 characters, e.g. 'Claude Desktop'.")
     clean = _clean_scopes(scopes)
     secret = secrets.token_urlsafe(SECRET_BYTES)
-    for _ in range(5):
-        prefix = secrets.token_hex(PREFIX_BYTES)
-        if not StoreToken.objects.filter(prefix=prefix).exists():
-            break
-    token = StoreToken.objects.create(
-        store=store,
-        name=name,
-        prefix=prefix,
-        secret_hash=_hash_secret(secret),
-        scopes=clean,
-        created_by=created_by,
-        expires_at=expires_at,
-    )
-    logger.info("store token created: %s for store %s, scopes %s", prefix, store.pk, ",".join(clean))
-    return token, f"{TOKEN_PREFIX}_{prefix}_{secret}"
+    with store_context(store):
+        token = StoreToken.objects.create(
+            store=store,
+            name=name,
+            prefix=token_prefix_new(),
+            secret_hash=_hash_secret(secret),
+            scopes=clean,
+            created_by=created_by,
+            expires_at=expires_at,
+        )
+    logger.info("store token created: %s for store %s, scopes %s", token.prefix, store.pk, ",".join(clean))
+    return token, f"{TOKEN_PREFIX}_{token.prefix}_{secret}"
 
 
 @transaction.atomic
@@ -193,15 +190,22 @@ def token_revoke(*, store: Store, token_id: int, actor: str) -> StoreToken:
     Raises:
         TokenNotFound: no such token in this store.
     """
-    try:
-        token = StoreToken.objects.select_for_update().get(store=store, pk=token_id)
-    except (StoreToken.DoesNotExist, ValueError, TypeError) as exc:
-        raise TokenNotFound() from exc
-    if token.revoked_at is None:
-        token.revoked_at = timezone.now()
-        token.save(update_fields=["revoked_at"])
-        logger.info("store token revoked: %s of store %s by %s", token.prefix, store.pk, actor)
+    with store_context(store):
+        try:
+            token = StoreToken.objects.select_for_update().get(store=store, pk=token_id)
+        except (StoreToken.DoesNotExist, ValueError, TypeError) as exc:
+            raise TokenNotFound() from exc
+        if token.revoked_at is None:
+            token.revoked_at = timezone.now()
+            token.save(update_fields=["revoked_at"])
+            logger.info("store token revoked: %s of store %s by %s", token.prefix, store.pk, actor)
     return token
+
+
+def token_prefix_new() -> str:
+    """A random token prefix. Its uniqueness across stores is the database's unique index: past
+    the fence no store sees another's prefixes, and 40 random bits make a clash vanishingly rare."""
+    return secrets.token_hex(PREFIX_BYTES)
 
 
 def split_token(raw: str) -> tuple[str, str]:
@@ -227,16 +231,15 @@ def token_authenticate(*, raw: str, scope: str) -> StoreToken:
         MissingScope: valid, but without ``scope``.
     """
     prefix, secret = split_token(raw)
-    token = StoreToken.objects.select_related("store", "store__business_type").filter(prefix=prefix).first()
-    # Hash even when the prefix is unknown, so the answer takes the same time.
-    candidate = _hash_secret(secret)
-    expected = token.secret_hash if token is not None else _hash_secret("")
-    if not hmac.compare_digest(candidate, expected) or token is None or not token.is_active:
+    # Found past the fence only by its prefix and the hash of the secret: no secret, no row.
+    token = token_for_secret(prefix=prefix, secret_hash=_hash_secret(secret))
+    if token is None or not token.is_active:
         raise InvalidToken()
     if not token.has_scope(scope):
         raise MissingScope(scope)
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
-        StoreToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        with use_store(token.store):  # the store is known now: the write is fenced like any other
+            StoreToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
     return token

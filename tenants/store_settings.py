@@ -20,7 +20,9 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from tenants.context import store_context, use_store
 from tenants.errors import TenantError
+from tenants.lookups import recipient_for_link
 from tenants.models import BusinessType, ReportRecipient, Store
 from tenants.selectors import store_can_email
 
@@ -124,15 +126,16 @@ def recipient_add(*, store: Store, email: str, actor: str) -> ReportRecipient:
         raise SettingsError("email", "that is not an email address.") from None
     if not store_can_email(store=store):
         raise SettingsError("email", "confirm your own email address first; until then the store sends no email.")
-    if ReportRecipient.objects.filter(store=store).count() >= MAX_RECIPIENTS:
-        raise SettingsError("email", f"at most {MAX_RECIPIENTS} report recipients.")
     secret = secrets.token_urlsafe(32)
-    try:
-        with transaction.atomic():
-            recipient = ReportRecipient.objects.create(store=store, email=email, token_hash=_hash(secret), added_by=actor,
-                                                       created_at=timezone.now())
-    except IntegrityError:
-        raise SettingsError("email", f"{email} is already a report recipient.") from None
+    with store_context(store):
+        if ReportRecipient.objects.filter(store=store).count() >= MAX_RECIPIENTS:
+            raise SettingsError("email", f"at most {MAX_RECIPIENTS} report recipients.")
+        try:
+            with transaction.atomic():
+                recipient = ReportRecipient.objects.create(store=store, email=email, token_hash=_hash(secret),
+                                                           added_by=actor, created_at=timezone.now())
+        except IntegrityError:
+            raise SettingsError("email", f"{email} is already a report recipient.") from None
     link = f"{settings.PUBLIC_URL}/app/reports/confirm/{secret}/"
     transaction.on_commit(lambda: send_mail(
         subject=f"Confirm reports from {store.name}",
@@ -149,12 +152,15 @@ def recipient_confirm(*, secret: str) -> ReportRecipient:
     Raises:
         SettingsError: the link is unknown.
     """
-    recipient = ReportRecipient.objects.select_related("store").filter(token_hash=_hash(secret or "")).first()
-    if recipient is None or not secret:
+    if not secret or len(secret) > 100:
+        raise SettingsError("link", "this confirmation link is not valid.")
+    recipient = recipient_for_link(token_hash=_hash(secret))  # past the fence: the link names no store
+    if recipient is None:
         raise SettingsError("link", "this confirmation link is not valid.")
     if recipient.confirmed_at is None:
-        recipient.confirmed_at = timezone.now()
-        recipient.save(update_fields=["confirmed_at"])
+        with use_store(recipient.store):  # the store is known now: the write is fenced
+            recipient.confirmed_at = timezone.now()
+            recipient.save(update_fields=["confirmed_at"])
     return recipient
 
 
@@ -163,7 +169,8 @@ def recipient_remove(*, store: Store, recipient_id: object) -> None:
     if not isinstance(recipient_id, (int, str)):
         raise SettingsError("recipient", "that address was not found in this store.")
     try:
-        deleted, _ = ReportRecipient.objects.filter(store=store, pk=int(recipient_id)).delete()
+        with store_context(store):
+            deleted, _ = ReportRecipient.objects.filter(store=store, pk=int(recipient_id)).delete()
     except (TypeError, ValueError):
         deleted = 0
     if not deleted:

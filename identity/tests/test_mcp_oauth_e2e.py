@@ -125,7 +125,8 @@ def test_the_official_client_signs_in_with_oauth_and_uses_the_owners_store(mcp_s
     assert "get_inventory" in {tool.name for tool in listing.tools}
     assert not result.is_error and result.structured_content["product"]["name"] == "Toor dal"
     assert shop.name in consent.page
-    connection = Connection.objects.select_related("credential").get()
+    with use_store(shop):  # the store credential is fenced on PostgreSQL
+        connection = Connection.objects.select_related("credential").get()
     assert connection.user == owner and connection.credential.store == shop
     assert connection.credential.scopes == ["mcp"]
     with use_store(shop):

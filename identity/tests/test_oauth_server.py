@@ -21,8 +21,10 @@ from identity.tests.oauth_flow import (
     register,
     tokens_for,
 )
+from tenants.context import use_store
 from tenants.errors import InvalidToken, MissingScope
 from tenants.models import Membership, StoreToken
+from tenants.rls import bypass
 from tenants.services import token_revoke
 
 MCP = "http://testserver/mcp"
@@ -140,7 +142,8 @@ def test_a_store_the_user_does_not_belong_to_cannot_be_chosen(owner, store, othe
 
     assert response.status_code == 200  # the form again, with the error
     assert "Choose one of your stores" in response.content.decode()
-    assert not StoreToken.objects.filter(store=other_store).exists()
+    with bypass():  # store tokens are fenced on PostgreSQL: look across stores
+        assert not StoreToken.objects.filter(store=other_store).exists()
 
 
 def test_staff_may_grant_mcp_but_not_order_confirmation(staff, store):
@@ -288,7 +291,8 @@ def test_a_replayed_refresh_token_is_refused_and_revokes_its_family(owner, store
 
 def test_revoking_the_connection_in_the_token_list_ends_access_and_refresh(owner, store):
     answer = tokens_for(_browser(owner), store.pk, ["mcp"])
-    credential = Connection.objects.get().credential
+    with use_store(store):  # its store credential is fenced on PostgreSQL
+        credential = Connection.objects.get().credential
 
     token_revoke(store=store, token_id=credential.pk, actor="user:1")
 
@@ -334,7 +338,8 @@ def test_a_static_store_token_with_an_expiry_is_refused_after_it(store):
     _, raw = token_create(store=store, name="short", scopes=["mcp"], expires_at=timezone.now() + timedelta(hours=1))
     assert credential_authenticate(raw=raw, scope="mcp").store == store
 
-    StoreToken.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    with use_store(store):
+        StoreToken.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
 
     with pytest.raises(InvalidToken):
         credential_authenticate(raw=raw, scope="mcp")

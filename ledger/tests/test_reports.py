@@ -26,12 +26,14 @@ def _deliveries(store):
 def _recipient(store, email, *, confirmed=True):
     from django.utils import timezone
 
+    from tenants.context import use_store
     from tenants.models import ReportRecipient
 
-    return ReportRecipient.objects.create(
-        store=store, email=email, token_hash=email, added_by=ACTOR, created_at=timezone.now(),
-        confirmed_at=timezone.now() if confirmed else None,
-    )
+    with use_store(store):  # recipients are fenced on PostgreSQL
+        return ReportRecipient.objects.create(
+            store=store, email=email, token_hash=email, added_by=ACTOR, created_at=timezone.now(),
+            confirmed_at=timezone.now() if confirmed else None,
+        )
 
 
 def test_the_inventory_report_goes_to_the_owner_by_default_with_an_html_alternative(store, owner, stocked, mailoutbox):

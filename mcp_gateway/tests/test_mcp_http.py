@@ -154,11 +154,13 @@ def test_send_sales_report_emails_the_owner(mcp_server, shop, mcp_token):
 def test_a_report_to_another_address_is_refused_until_it_is_a_confirmed_recipient(mcp_server, shop, mcp_token):
     from django.utils import timezone
 
+    from tenants.context import use_store
     from tenants.models import ReportRecipient
 
     refused = call(mcp_server.mcp_url, mcp_token, "send_inventory_report", {"to": "someone@elsewhere.example"})
-    ReportRecipient.objects.create(store=shop, email="someone@elsewhere.example", token_hash="x", added_by="test",
-                                   created_at=timezone.now(), confirmed_at=timezone.now())
+    with use_store(shop):  # recipients are fenced on PostgreSQL
+        ReportRecipient.objects.create(store=shop, email="someone@elsewhere.example", token_hash="x", added_by="test",
+                                       created_at=timezone.now(), confirmed_at=timezone.now())
     allowed = call(mcp_server.mcp_url, mcp_token, "send_inventory_report", {"to": "someone@elsewhere.example"})
 
     assert refused.is_error and refused.structured_content["error"] == "recipient_not_allowed"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.db import DatabaseError
 from django.db.backends.base.base import NO_DB_ALIAS
 from django.db.backends.postgresql import base as postgresql
+from django.db.backends.postgresql import creation as postgresql_creation
 
 from tenants import rls
 
@@ -26,7 +27,23 @@ def _in_failed_transaction(raw_connection) -> bool:
     return status is not None and int(status) == 3
 
 
+class DatabaseCreation(postgresql_creation.DatabaseCreation):
+    """Test-database setup is maintenance: its snapshot of the rows (``serialized_rollback``) and
+    their restoring run past the fence, which also reaches the task-result tables the app role
+    may not read (``tenants.rls.RLS_WORKER_ONLY_APPS``)."""
+
+    def serialize_db_to_string(self):
+        with rls.bypass():
+            return super().serialize_db_to_string()
+
+    def deserialize_db_from_string(self, data):
+        with rls.bypass():
+            return super().deserialize_db_from_string(data)
+
+
 class DatabaseWrapper(postgresql.DatabaseWrapper):
+    creation_class = DatabaseCreation
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         # The no-database connection (CREATE DATABASE for tests) is maintenance, not tenant work.

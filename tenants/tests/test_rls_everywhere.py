@@ -16,15 +16,24 @@ STORE_DATA_TABLES = {
     "audit_turn", "audit_record", "audit_sqlstatement", "assistant_conversation",
     "mcp_gateway_idempotencykey", "ledger_reportdelivery", "ledger_product", "worker_turnjob",
     "worker_reportdispatch", "alerts_alert", "alerts_alertpreference", "alerts_alertdigest",
+    "tenants_storetoken", "tenants_invitation", "tenants_reportrecipient",
 }
+# Looked up before a store is known, or holding no store: outside the fence.
+UNFENCED_TENANTS_TABLES = {"tenants_store", "tenants_membership", "tenants_businesstype"}
+# No store column; closed to the app role, read and written by the login role only.
+WORKER_ONLY_TABLES = {"django_celery_results_taskresult", "django_celery_results_groupresult",
+                      "django_celery_results_chordcounter"}
 on_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="row-level security is PostgreSQL's")
 
 
-def test_the_fence_covers_the_audit_conversations_idempotency_the_queue_and_the_ledger():
+def test_the_fence_covers_the_audit_conversations_idempotency_the_queue_the_ledger_and_tokens():
     tables = set(rls.fenced_tables(apps))
 
     assert STORE_DATA_TABLES <= tables
-    assert not any(table.startswith("tenants_") for table in tables)
+    assert not tables & UNFENCED_TENANTS_TABLES
+    assert {t for t in tables if t.startswith("tenants_")} == {
+        "tenants_storetoken", "tenants_invitation", "tenants_reportrecipient"}
+    assert set(rls.worker_only_tables(apps)) == WORKER_ONLY_TABLES
 
 
 def _record(store, sql: str) -> Record:
@@ -42,6 +51,19 @@ def test_every_store_data_table_is_fenced_and_the_checks_pass(db):
     assert STORE_DATA_TABLES <= set(status)
     assert all(state.fenced for state in status.values())
     assert [e for e in run_checks(databases=["default"]) if e.id.startswith("tenants.E")] == []
+    with rls.bypass():
+        assert rls.app_role_privileged_tables(connection, WORKER_ONLY_TABLES) == []
+
+
+@on_postgres
+def test_the_check_refuses_an_app_role_that_may_read_task_results(db):
+    with rls.bypass(), transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(f"GRANT SELECT ON django_celery_results_taskresult TO {connection.ops.quote_name(rls.app_role())}")
+        errors = [e for e in run_checks(databases=["default"]) if e.id == "tenants.E006"]
+        transaction.set_rollback(True)
+
+    assert [e.obj for e in errors] == ["django_celery_results_taskresult"]
 
 
 @on_postgres

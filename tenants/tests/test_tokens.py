@@ -1,4 +1,7 @@
-"""Store tokens: created once in plaintext, kept hashed, scoped, revocable, with a last-used time."""
+"""Store tokens: created once in plaintext, kept hashed, scoped, revocable, with a last-used time.
+
+Tokens are fenced by row-level security on PostgreSQL: the tests read them back in their store's context.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +13,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from tenants.context import use_store
 from tenants.errors import InvalidScope, InvalidToken, MissingScope, TokenNotFound
 from tenants.models import StoreToken
+from tenants.rls import bypass
 from tenants.selectors import token_list
 from tenants.services import token_authenticate, token_create, token_revoke
 
@@ -21,9 +26,10 @@ def test_a_token_is_shown_once_and_only_its_hash_is_kept(store, owner):
     assert raw.startswith(f"sw_{token.prefix}_")
     secret = raw.split("_", 2)[2]
     assert len(secret) >= 40
-    row = StoreToken.objects.get(pk=token.pk)
+    with use_store(store):
+        row = StoreToken.objects.get(pk=token.pk)
+        assert secret not in str(StoreToken.objects.filter(pk=token.pk).values().get())
     assert row.secret_hash == hashlib.sha256(secret.encode()).hexdigest()
-    assert secret not in str(StoreToken.objects.filter(pk=token.pk).values().get())
     assert row.scopes == ["api", "mcp"] and row.created_by == owner and row.last_used_at is None
 
 
@@ -62,12 +68,14 @@ def test_unknown_or_malformed_tokens_are_invalid(store, mangle):
 def test_a_revoked_token_no_longer_authenticates(store, owner):
     token, raw = token_create(store=store, name="t", scopes=["api"])
     token_revoke(store=store, token_id=token.pk, actor=f"user:{owner.pk}")
-    assert StoreToken.objects.get(pk=token.pk).revoked_at is not None
+    with use_store(store):
+        assert StoreToken.objects.get(pk=token.pk).revoked_at is not None
     with pytest.raises(InvalidToken):
         token_authenticate(raw=raw, scope="api")
     # Revoking again changes nothing.
     again = token_revoke(store=store, token_id=token.pk, actor="system:test")
-    assert again.revoked_at == StoreToken.objects.get(pk=token.pk).revoked_at
+    with use_store(store):
+        assert again.revoked_at == StoreToken.objects.get(pk=token.pk).revoked_at
 
 
 def test_another_stores_token_cannot_be_revoked_from_here(store, other_store):
@@ -81,7 +89,8 @@ def test_unknown_scopes_are_rejected(store):
     for scopes in (["admin"], [], "api"):
         with pytest.raises(InvalidScope):
             token_create(store=store, name="t", scopes=scopes)
-    assert not StoreToken.objects.exists()
+    with bypass():  # every store's tokens
+        assert not StoreToken.objects.exists()
 
 
 def test_last_used_is_written_at_most_once_a_minute(store, django_assert_num_queries):
@@ -89,17 +98,20 @@ def test_last_used_is_written_at_most_once_a_minute(store, django_assert_num_que
     first = token_authenticate(raw=raw, scope="mcp").last_used_at
     with django_assert_num_queries(1):  # the lookup only, no write
         assert token_authenticate(raw=raw, scope="mcp").last_used_at == first
-    StoreToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now() - timedelta(seconds=61))
+    with use_store(store):
+        StoreToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now() - timedelta(seconds=61))
     with django_assert_num_queries(2):
         later = token_authenticate(raw=raw, scope="mcp").last_used_at
     assert later > first
-    assert StoreToken.objects.get(pk=token.pk).last_used_at == later
+    with use_store(store):
+        assert StoreToken.objects.get(pk=token.pk).last_used_at == later
 
 
 def test_token_list_shows_only_the_stores_tokens(store, other_store):
     mine, _ = token_create(store=store, name="mine", scopes=["api"])
     token_create(store=other_store, name="theirs", scopes=["api"])
-    assert [t.pk for t in token_list(store=store)] == [mine.pk]
+    with use_store(store):  # as the token page runs
+        assert [t.pk for t in token_list(store=store)] == [mine.pk]
 
 
 # --- manage.py store_token ----------------------------------------------------------------------
@@ -109,7 +121,8 @@ def test_the_command_prints_the_token_once_and_its_prefix_on_stderr(store):
     out, err = StringIO(), StringIO()
     call_command("store_token", "--store", store.slug, "--scope", "mcp", "--scope", "api", "--name", "Desk", stdout=out, stderr=err)
     raw = out.getvalue().strip()
-    token = StoreToken.objects.get(store=store)
+    with use_store(store):
+        token = StoreToken.objects.get(store=store)
     assert raw.startswith(f"sw_{token.prefix}_") and "\n" not in raw
     assert token.prefix in err.getvalue() and raw not in err.getvalue()
     assert (token.name, token.scopes) == ("Desk", ["api", "mcp"])
@@ -161,11 +174,13 @@ def test_staff_cannot_manage_tokens(staff, store, client):
     client.force_login(staff)
     assert client.get("/app/tokens/").status_code == 403
     assert client.post(f"/app/tokens/{token.pk}/revoke/").status_code == 403
-    assert StoreToken.objects.get(pk=token.pk).revoked_at is None
+    with use_store(store):
+        assert StoreToken.objects.get(pk=token.pk).revoked_at is None
 
 
 def test_another_owner_cannot_revoke_our_token(other_owner, store, client):
     token, _ = token_create(store=store, name="t", scopes=["mcp"])
     client.force_login(other_owner)
     assert client.post(f"/app/tokens/{token.pk}/revoke/").status_code == 404
-    assert StoreToken.objects.get(pk=token.pk).revoked_at is None
+    with use_store(store):
+        assert StoreToken.objects.get(pk=token.pk).revoked_at is None

@@ -81,11 +81,13 @@ def test_a_new_owner_signs_up_finds_a_low_item_approves_a_reorder_and_manages_a_
     page.get_by_label("Name").fill("Claude Desktop")
     page.get_by_role("button", name="Create token").click()
     shown = page.locator("#new-token").input_value()
-    token = StoreToken.objects.get(store=store, name="Claude Desktop")
+    with use_store(store):  # tokens are fenced on PostgreSQL
+        token = StoreToken.objects.get(store=store, name="Claude Desktop")
     assert shown.startswith(f"sw_{token.prefix}_") and token.revoked_at is None
     page.goto(f"{live_url}/app/tokens/")
     expect(page.locator("#new-token")).to_have_count(0)  # shown once only
     page.get_by_role("button", name="Revoke").click()
     expect(page.get_by_text("Token “Claude Desktop” is revoked")).to_be_visible()
-    token.refresh_from_db()
+    with use_store(store):
+        token.refresh_from_db()
     assert token.revoked_at is not None

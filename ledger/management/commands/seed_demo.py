@@ -123,7 +123,8 @@ class Command(BaseCommand):
 
     def _tokens(self, store: Store) -> dict[str, str]:
         names = [name for name, _scopes, _whose in DEMO_TOKENS.values()]
-        earlier = StoreToken.objects.filter(store=store, name__in=names, revoked_at__isnull=True)
+        with use_store(store):  # the store's tokens are fenced: read them in its context
+            earlier = list(StoreToken.objects.filter(store=store, name__in=names, revoked_at__isnull=True))
         for token in earlier:
             token_revoke(store=store, token_id=token.pk, actor=ACTOR)
         people = {"owner": _person(OWNER_EMAIL, OWNER_NAME, settings.DEMO_OWNER_PASSWORD),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from tenants import rls
 from tenants.errors import TenantError
 from tenants.models import Store, StoreToken
 from tenants.services import VALID_SCOPES, token_create, token_revoke
@@ -55,7 +56,8 @@ class Command(BaseCommand):
         tokens = StoreToken.objects.select_related("store").filter(prefix=prefix)
         if slug:
             tokens = tokens.filter(store__slug=slug)
-        token = tokens.first()
+        with rls.bypass():  # the operator's command: the prefix may belong to any store
+            token = tokens.first()
         if token is None:
             raise CommandError(f"No token with the prefix {prefix!r}" + (f" in {slug!r}." if slug else "."))
         token_revoke(store=token.store, token_id=token.pk, actor="system:cli")
