@@ -396,7 +396,7 @@ def test_the_audit_has_one_record_per_call_with_its_sql(mcp_server, shop, mcp_to
     mcp_session(mcp_server.mcp_url, mcp_token, three_calls)
 
     with use_store(shop):
-        records = list(Record.objects.filter(store=shop, kind="tool_call").order_by("id"))
+        records = list(Record.objects.filter(store=shop, kind="tool_call").select_related("credential").order_by("id"))
         statements = list(SqlStatement.objects.filter(record=records[1]).order_by("seq"))
     assert [(r.name, r.outcome, r.channel) for r in records] == [
         ("get_inventory", "ok", "mcp"), ("update_inventory", "ok", "mcp"), ("update_inventory", "invalid", "mcp"),
