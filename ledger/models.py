@@ -196,6 +196,51 @@ class ReceiptLine(StoreScoped):
         super().save(*args, **kwargs)
 
 
+class SalesMonth(StoreScoped):
+    """A store's receipts summed over one calendar month in UTC, kept by the receipt writers.
+
+    ``ledger.sales_history`` reads a long period's totals from these rows for the whole UTC months
+    inside it and from the receipts for the edges, so a year costs a dozen rows instead of every
+    receipt. UTC, not the store's local month: a row never depends on the store's time zone, which
+    may change; the few hours between a local and a UTC month boundary are read from the receipts.
+    ``ledger.services.sales_months`` is the only writer (and rebuilds them from the receipts).
+    """
+
+    month = models.DateField(help_text="The first day of the UTC month.")
+    sales = models.IntegerField(default=0, help_text="Sale receipts rung up in the month.")
+    voids = models.IntegerField(default=0, help_text="Void receipts recorded in the month.")
+    revenue = models.DecimalField(default=Decimal("0.00"), **MONEY)
+    given_back = models.DecimalField(default=Decimal("0.00"), help_text="Refund and void totals (negative).", **MONEY)
+    units = models.IntegerField(default=0)
+
+    class Meta:
+        ordering = ["month"]
+        constraints = [models.UniqueConstraint(fields=["store", "month"], name="salesmonth_unique_store_month")]
+
+    def __str__(self) -> str:
+        return f"sales of {self.month:%Y-%m} (UTC)"
+
+
+class ProductSalesMonth(StoreScoped):
+    """One product's receipt lines summed over one UTC month (net units and revenue); see ``SalesMonth``."""
+
+    product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="+")
+    month = models.DateField(help_text="The first day of the UTC month.")
+    units = models.IntegerField(default=0)
+    revenue = models.DecimalField(default=Decimal("0.00"), **MONEY)
+
+    class Meta:
+        ordering = ["month", "product"]
+        constraints = [
+            models.UniqueConstraint(fields=["store", "month", "product"], name="productsalesmonth_unique"),
+        ]
+        # Covering: a period's months per product read the index alone.
+        indexes = [models.Index(fields=["store", "month", "product", "units", "revenue"], name="psm_store_month_product")]
+
+    def __str__(self) -> str:
+        return f"product {self.product_id} in {self.month:%Y-%m} (UTC)"
+
+
 class Reconciliation(StoreScoped):
     """Closing the day: sales against stock, and what is at or below its reorder point."""
 

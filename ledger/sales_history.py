@@ -5,7 +5,9 @@ Figures are net: a refund or a void is a receipt of its own with negative lines,
 period it was recorded, so it takes its amount and units off that period; a voided sale no longer
 counts as a receipt. Imported history counts like any other sale (these are the books over time).
 Periods come from ``ledger.periods`` (the store's local days); bounds are aware datetimes,
-``[start, end)``.
+``[start, end)``. A long period reads its whole UTC months from the month sums that the receipt
+writers keep (``ledger.services.sales_months``) and only the days around them from the receipts,
+so a year of a big store sums a few thousand rows instead of every line.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from django.db.models.functions import TruncDate
 from django.utils.translation import gettext as _
 
 from ledger.errors import InvalidInput
-from ledger.models import Product, Receipt, ReceiptLine
+from ledger.models import Product, ProductSalesMonth, Receipt, ReceiptLine, SalesMonth
 from ledger.money import to_cents
 from ledger.periods import Period
 from ledger.scope import store_scope
@@ -81,21 +83,82 @@ def _lines(store: Store, start: dt.datetime, end: dt.datetime):
     return ReceiptLine.objects.filter(store=store, sold_at__gte=start, sold_at__lt=end)
 
 
-def sales_figures(*, store: Store, start: dt.datetime, end: dt.datetime) -> SalesFigures:
-    """Receipts, net revenue, net units and what was given back, for ``[start, end)``."""
+def _utc_month(year: int, month: int) -> dt.datetime:
+    year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+    return dt.datetime(year, month, 1, tzinfo=dt.UTC)
+
+
+def month_split(start: dt.datetime, end: dt.datetime) -> tuple[list[dt.date], list[tuple[dt.datetime, dt.datetime]]]:
+    """The whole UTC months inside ``[start, end)`` (read from the month sums) and the spans around them
+    (read from the receipts); with no whole month inside, the one span is the period itself."""
+    start_utc, end_utc = start.astimezone(dt.UTC), end.astimezone(dt.UTC)
+    first = _utc_month(start_utc.year, start_utc.month)
+    if first < start_utc:
+        first = _utc_month(start_utc.year, start_utc.month + 1)
+    last = _utc_month(end_utc.year, end_utc.month)
+    if first >= last:
+        return [], [(start, end)] if start < end else []
+    months = []
+    at = first
+    while at < last:
+        months.append(at.date())
+        at = _utc_month(at.year, at.month + 1)
+    edges = [(a, b) for a, b in ((start, first), (last, end)) if a < b]
+    return months, edges
+
+
+def _product_sums(store: Store, start: dt.datetime, end: dt.datetime, group: str, **filters) -> dict:
+    """Net units and revenue per ``group`` ("product_id", "product__category") over ``[start, end)``:
+    the lines of the edges and the month sums of the whole months, added up."""
+    months, edges = month_split(start, end)
+    parts = [_lines(store, a, b).filter(**filters).values(group).annotate(units=Sum("qty"), revenue=Sum("line_total"))
+             for a, b in edges]  # one query per edge: an OR of two ranges would scan the store's index
+    if months:
+        parts.append(ProductSalesMonth.objects.filter(store=store, month__gte=months[0], month__lte=months[-1], **filters)
+                     .values(group).annotate(units=Sum("units"), revenue=Sum("revenue")))
+    sums: dict = {}
     with store_scope(store):
-        totals = _receipts(store, start, end).aggregate(
-            sales=Count("id", filter=Q(kind=Receipt.Kind.SALE)),
-            voids=Count("id", filter=Q(kind=Receipt.Kind.VOID)),
-            revenue=Sum("total"),
-            given_back=Sum("total", filter=~Q(kind=Receipt.Kind.SALE)),
-        )
-        units = _lines(store, start, end).aggregate(units=Sum("qty"))["units"]
+        for rows in parts:
+            for key, units, revenue in rows.order_by().values_list(group, "units", "revenue"):
+                if key in sums:
+                    sums[key] = (sums[key][0] + (units or 0), sums[key][1] + (revenue or 0))
+                else:
+                    sums[key] = (units or 0, revenue or 0)
+    return {key: (int(units), to_cents(revenue)) for key, (units, revenue) in sums.items()}
+
+
+def sales_figures(*, store: Store, start: dt.datetime, end: dt.datetime) -> SalesFigures:
+    """Receipts, net revenue, net units and what was given back, for ``[start, end)``.
+
+    Whole UTC months come from the month sums (``ledger.services.sales_months``), the rest from the receipts.
+    """
+    months, edges = month_split(start, end)
+    sales = voids = units = 0
+    revenue = given_back = Decimal(0)
+    with store_scope(store):
+        for a, b in edges:  # one query per edge and table: each reads one range of its index
+            totals = _receipts(store, a, b).aggregate(
+                sales=Count("id", filter=Q(kind=Receipt.Kind.SALE)),
+                voids=Count("id", filter=Q(kind=Receipt.Kind.VOID)),
+                revenue=Sum("total"),
+                given_back=Sum("total", filter=~Q(kind=Receipt.Kind.SALE)),
+            )
+            sales, voids = sales + (totals["sales"] or 0), voids + (totals["voids"] or 0)
+            revenue, given_back = revenue + (totals["revenue"] or 0), given_back + (totals["given_back"] or 0)
+            units += _lines(store, a, b).aggregate(units=Sum("qty"))["units"] or 0
+        if months:
+            kept = SalesMonth.objects.filter(store=store, month__gte=months[0], month__lte=months[-1]).aggregate(
+                sales=Sum("sales"), voids=Sum("voids"), revenue=Sum("revenue"), given_back=Sum("given_back"),
+                units=Sum("units"),
+            )
+            sales, voids = sales + (kept["sales"] or 0), voids + (kept["voids"] or 0)
+            revenue, given_back = revenue + (kept["revenue"] or 0), given_back + (kept["given_back"] or 0)
+            units += kept["units"] or 0
     return SalesFigures(
-        receipts=max((totals["sales"] or 0) - (totals["voids"] or 0), 0),
-        revenue=to_cents(totals["revenue"] or 0),
-        units=int(units or 0),
-        given_back=to_cents(-(totals["given_back"] or 0)),
+        receipts=max(sales - voids, 0),
+        revenue=to_cents(revenue),
+        units=int(units),
+        given_back=to_cents(-given_back),
     )
 
 
@@ -104,25 +167,18 @@ def sales_of_products(
     category: str | None = None,
 ) -> dict[int, tuple[int, Decimal]]:
     """Net units and revenue per product id for ``[start, end)`` (only products that moved)."""
-    lines = _lines(store, start, end)
+    filters: dict[str, object] = {}
     if product_ids is not None:
-        lines = lines.filter(product_id__in=product_ids)
+        filters["product_id__in"] = product_ids
     if category:
-        lines = lines.filter(product__category__iexact=category)
-    with store_scope(store):
-        rows = lines.values("product_id").annotate(units=Sum("qty"), revenue=Sum("line_total")).order_by()
-        return {row["product_id"]: (int(row["units"] or 0), to_cents(row["revenue"] or 0)) for row in rows}
+        filters["product__category__iexact"] = category
+    return {pk: sums for pk, sums in _product_sums(store, start, end, "product_id", **filters).items()}
 
 
 def sales_by_category(*, store: Store, start: dt.datetime, end: dt.datetime) -> list[SalesRow]:
     """Net units and revenue per category, most revenue first."""
-    with store_scope(store):
-        rows = list(
-            _lines(store, start, end).values("product__category")
-            .annotate(units=Sum("qty"), revenue=Sum("line_total")).order_by()
-        )
-    result = [SalesRow(name=row["product__category"], units=int(row["units"] or 0),
-                       revenue=to_cents(row["revenue"] or 0)) for row in rows]
+    sums = _product_sums(store, start, end, "product__category")
+    result = [SalesRow(name=name, units=units, revenue=revenue) for name, (units, revenue) in sums.items()]
     return sorted(result, key=lambda row: (-row.revenue, -row.units, row.name))
 
 
@@ -148,22 +204,37 @@ def sales_by_day(*, store: Store, period: Period) -> list[SalesRow]:
     return days
 
 
+# Past this many products tied at the cut of a ranking, the names are read for the whole catalog at once.
+_NAMES_BY_ID = 500
+
+
 def products_ranked(*, store: Store, period: Period, category: str | None = None, sort: str = "best",
                     limit: int | None = None) -> list[SalesRow]:
-    """Products by units (then revenue), best or worst first; the worst include active products that sold nothing."""
+    """Products by units (then revenue, then name), best or worst first; the worst include active products
+    that sold nothing. With ``limit``, names are read only for the products that can make the cut."""
     sold = sales_of_products(store=store, start=period.start, end=period.end, category=category)
     products = Product.objects.filter(store=store)
     if category:
         products = products.filter(category__iexact=category)
-    with store_scope(store):
-        catalog = list(products.values_list("pk", "name", "active"))
     zero = (0, to_cents(0))
-    rows = [SalesRow(name=name, product_id=pk, units=sold.get(pk, zero)[0], revenue=sold.get(pk, zero)[1])
-            for pk, name, active in catalog if pk in sold or (sort == "worst" and active)]
+    sums = dict(sold)
     if sort == "worst":
-        rows.sort(key=lambda row: (row.units, row.revenue, row.name))
-    else:
-        rows.sort(key=lambda row: (-row.units, -row.revenue, row.name))
+        with store_scope(store):
+            sums.update((pk, zero) for pk in products.filter(active=True).values_list("pk", flat=True) if pk not in sold)
+
+    def order(pk: int) -> tuple:
+        units, revenue = sums[pk]
+        return (units, revenue) if sort == "worst" else (-units, -revenue)
+
+    wanted = sorted(sums, key=order)
+    if limit is not None and len(wanted) > limit:
+        cut = order(wanted[limit - 1])
+        wanted = [pk for pk in wanted if order(pk) <= cut]  # the ties at the cut are settled by name
+    with store_scope(store):
+        named = products if len(wanted) > _NAMES_BY_ID else products.filter(pk__in=wanted)
+        names = dict(named.values_list("pk", "name"))
+    rows = [SalesRow(name=names[pk], product_id=pk, units=sums[pk][0], revenue=sums[pk][1]) for pk in wanted if pk in names]
+    rows.sort(key=lambda row: (*order(row.product_id), row.name))  # type: ignore[arg-type]
     return rows if limit is None else rows[:limit]
 
 

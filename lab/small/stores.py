@@ -89,11 +89,13 @@ def sales_forget(run: StoreRun, names: frozenset[str]) -> None:
     """Delete every receipt that sold one of ``names`` (in this throwaway store, for good), so that
     no sales figure or top-seller list of a later example names a held-out product."""
     from ledger.models import Receipt
+    from ledger.services.sales_months import months_rebuild
 
     if not names:
         return
     with use_store(run.store), transaction.atomic():
         Receipt.objects.filter(store=run.store, lines__product__name__in=names).distinct().delete()
+        months_rebuild(store=run.store)  # the month sums still counted the deleted receipts
 
 
 class _Rollback(Exception):

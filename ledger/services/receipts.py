@@ -5,7 +5,8 @@ that product's stock stops at zero, it is flagged for a recount, and the result 
 retried request names the receipt it means with an idempotency key or the till's external id
 and gets the first result back; a key reused for a different request is a conflict. Refunds and
 voids are receipts of their own with negative lines, pointing at the sale they give back, and
-put the units back on the shelf.
+put the units back on the shelf. Each writer adds what it wrote to the month sums
+(``ledger.services.sales_months``) in the same transaction.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ledger.selectors import row_id
 from ledger.services import checks
 from ledger.services.journal import journal_append
 from ledger.services.locks import products_lock, store_lock
+from ledger.services.sales_months import months_add
 from tenants.models import Store
 
 MAX_LINES = 200
@@ -227,6 +229,7 @@ def sale_record(
         ReceiptLine.objects.bulk_create(rows)
         receipt.total = to_cents(sum((row.line_total for row in rows), Decimal(0)))
         receipt.save(update_fields=["total"])
+        months_add(store=store, receipts=[receipt], lines=rows)
         short_by = {item.product.pk for item in oversold}
         for pk in sorted(stock):
             product = products[pk]
@@ -341,10 +344,11 @@ def receipts_import(
         )
         if any(row.pk is None for row in rows):  # a backend that cannot return ids from bulk inserts
             rows = list(Receipt.objects.filter(store=store, number__gte=first).order_by("number"))
-        ReceiptLine.objects.bulk_create(
+        lines = ReceiptLine.objects.bulk_create(
             [line for row, (_sold_at, wanted) in zip(rows, prepared, strict=True) for line in _history_lines(store, row, wanted, products)],
             batch_size=1000,
         )
+        months_add(store=store, receipts=rows, lines=lines)
     return rows
 
 
@@ -453,6 +457,7 @@ def receipt_refund(
         ])
         receipt.total = to_cents(sum((row.line_total for row in rows), Decimal(0)))
         receipt.save(update_fields=["total"])
+        months_add(store=store, receipts=[receipt], lines=rows)
         reason = StockEntry.Reason.VOID if void else StockEntry.Reason.REFUND
         note = _("%(what)s of receipt #%(number)s") % {"what": kind.label, "number": sale.number}
         for product_pk in sorted(wanted):
