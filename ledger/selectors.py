@@ -96,20 +96,30 @@ def product_get(*, store: Store, product_id: int | str) -> Product:
     return product
 
 
+def _rows(rows: list[tuple[int, str, list]], store: Store, pks: list[int]) -> list[Product]:
+    """The full rows of the products with these ids, in that order (a matcher reads only names)."""
+    with store_scope(store, what="product"):
+        found = Product.objects.filter(store=store, pk__in=pks).in_bulk()
+    return [found[pk] for pk in pks if pk in found]
+
+
+def _names(store: Store, *ordering: str) -> list[tuple[int, str, list]]:
+    """(id, name, aliases) of the store's active products: all a name lookup reads of a big catalog."""
+    with store_scope(store, what="product"):
+        products = Product.objects.filter(store=store, active=True)
+        return list((products.order_by(*ordering) if ordering else products).values_list("pk", "name", "aliases"))
+
+
 def product_by_name(*, store: Store, name: str) -> Product | None:
     """The active product whose name or one of whose aliases is exactly ``name`` (any case)."""
     wanted = _fold(name or "")
     if not wanted:
         return None
-    with store_scope(store, what="product"):
-        products = list(Product.objects.filter(store=store, active=True))
-    for product in products:
-        if _fold(product.name) == wanted:
-            return product
-    for product in products:
-        if any(_fold(str(alias)) == wanted for alias in product.aliases or ()):
-            return product
-    return None
+    rows = _names(store)
+    hit = next((pk for pk, product_name, _aliases in rows if _fold(product_name) == wanted), None)
+    if hit is None:
+        hit = next((pk for pk, _name, aliases in rows if any(_fold(str(alias)) == wanted for alias in aliases or ())), None)
+    return None if hit is None else next(iter(_rows(rows, store, [hit])), None)
 
 
 def product_match(*, store: Store, text: str, limit: int = 5) -> list[Product]:
@@ -120,10 +130,9 @@ def product_match(*, store: Store, text: str, limit: int = 5) -> list[Product]:
     """
     if not matching.folded(text) or limit < 1:
         return []
-    with store_scope(store, what="product"):
-        products = list(Product.objects.filter(store=store, active=True).order_by("name", "pk"))
-    by_pk = {product.pk: product for product in products}
-    return [by_pk[match.id] for match in matching.Matcher.of(products).rank(text, limit=limit)]
+    rows = _names(store, "name", "pk")
+    matcher = matching.Matcher((pk, [name, *(str(alias) for alias in aliases or ())]) for pk, name, aliases in rows)
+    return _rows(rows, store, [match.id for match in matcher.rank(text, limit=limit)])
 
 
 def product_search_q(term: str) -> Q:
