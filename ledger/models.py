@@ -196,33 +196,35 @@ class ReceiptLine(StoreScoped):
         super().save(*args, **kwargs)
 
 
-class SalesMonth(StoreScoped):
-    """A store's receipts summed over one calendar month in UTC, kept by the receipt writers.
+class SalesQuarterHour(StoreScoped):
+    """A store's receipts summed over one quarter of an hour (UTC), kept by the receipt writers.
 
-    ``ledger.sales_history`` reads a long period's totals from these rows for the whole UTC months
-    inside it and from the receipts for the edges, so a year costs a dozen rows instead of every
-    receipt. UTC, not the store's local month: a row never depends on the store's time zone, which
-    may change; the few hours between a local and a UTC month boundary are read from the receipts.
+    ``ledger.sales_history`` reads a period's totals, and its days, from these rows for the whole
+    quarter-hours inside it and from the receipts only for the minutes around them, so a year costs
+    a few thousand rows instead of every receipt and line. A local day (the store's time zone, which
+    may change) is a run of whole quarter-hours: every time zone's offset is a multiple of 15 minutes.
     ``ledger.services.sales_months`` is the only writer (and rebuilds them from the receipts).
     """
 
-    month = models.DateField(help_text="The first day of the UTC month.")
-    sales = models.IntegerField(default=0, help_text="Sale receipts rung up in the month.")
-    voids = models.IntegerField(default=0, help_text="Void receipts recorded in the month.")
+    starts = models.DateTimeField(help_text="The start of the quarter-hour (UTC).")
+    sales = models.IntegerField(default=0, help_text="Sale receipts rung up in it.")
+    voids = models.IntegerField(default=0, help_text="Void receipts recorded in it.")
     revenue = models.DecimalField(default=Decimal("0.00"), **MONEY)
     given_back = models.DecimalField(default=Decimal("0.00"), help_text="Refund and void totals (negative).", **MONEY)
     units = models.IntegerField(default=0)
 
     class Meta:
-        ordering = ["month"]
-        constraints = [models.UniqueConstraint(fields=["store", "month"], name="salesmonth_unique_store_month")]
+        ordering = ["starts"]
+        constraints = [models.UniqueConstraint(fields=["store", "starts"], name="salesquarterhour_unique")]
 
     def __str__(self) -> str:
-        return f"sales of {self.month:%Y-%m} (UTC)"
+        return f"sales from {self.starts:%Y-%m-%d %H:%M} UTC"
 
 
 class ProductSalesMonth(StoreScoped):
-    """One product's receipt lines summed over one UTC month (net units and revenue); see ``SalesMonth``."""
+    """One product's receipt lines summed over one UTC month (net units and revenue), kept by the receipt
+    writers: a long period ranks products from the whole UTC months inside it and reads only the days
+    around them from the lines. UTC, so a row never depends on the store's time zone."""
 
     product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="+")
     month = models.DateField(help_text="The first day of the UTC month.")

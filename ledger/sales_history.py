@@ -5,8 +5,9 @@ Figures are net: a refund or a void is a receipt of its own with negative lines,
 period it was recorded, so it takes its amount and units off that period; a voided sale no longer
 counts as a receipt. Imported history counts like any other sale (these are the books over time).
 Periods come from ``ledger.periods`` (the store's local days); bounds are aware datetimes,
-``[start, end)``. A long period reads its whole UTC months from the month sums that the receipt
-writers keep (``ledger.services.sales_months``) and only the days around them from the receipts,
+``[start, end)``. A period reads the sums that the receipt writers keep (``ledger.services.sales_months``):
+its totals and days from the store's quarter-hours inside it, its products and categories from the
+whole UTC months inside it, and only the minutes or days around those from the receipts and lines,
 so a year of a big store sums a few thousand rows instead of every line.
 """
 
@@ -21,11 +22,12 @@ from django.db.models.functions import TruncDate
 from django.utils.translation import gettext as _
 
 from ledger.errors import InvalidInput
-from ledger.models import Product, ProductSalesMonth, Receipt, ReceiptLine, SalesMonth
+from ledger.models import Product, ProductSalesMonth, Receipt, ReceiptLine, SalesQuarterHour
 from ledger.money import to_cents
 from ledger.periods import Period
 from ledger.scope import store_scope
 from ledger.selectors import store_tz
+from ledger.services.sales_months import QUARTER, quarter_of
 from tenants.models import Store
 
 MAX_ROWS = 50
@@ -127,38 +129,57 @@ def _product_sums(store: Store, start: dt.datetime, end: dt.datetime, group: str
     return {key: (int(units), to_cents(revenue)) for key, (units, revenue) in sums.items()}
 
 
+def quarter_split(start: dt.datetime, end: dt.datetime) -> tuple[tuple[dt.datetime, dt.datetime] | None,
+                                                                  list[tuple[dt.datetime, dt.datetime]]]:
+    """The whole quarter-hours inside ``[start, end)`` as one span (read from the sums) and the minutes
+    around them (read from the receipts); with no whole quarter-hour inside, the one span is the period."""
+    first = quarter_of(start)
+    if first < start:
+        first += QUARTER
+    last = quarter_of(end)
+    if first >= last:
+        return None, [(start, end)] if start < end else []
+    return (first, last), [(a, b) for a, b in ((start, first), (last, end)) if a < b]
+
+
+_TOTALS = {"sales": Sum("sales"), "voids": Sum("voids"), "revenue": Sum("revenue"), "given_back": Sum("given_back"),
+           "units": Sum("units")}
+
+
+def _receipt_totals(receipts) -> dict:
+    return receipts.aggregate(
+        sales=Count("id", filter=Q(kind=Receipt.Kind.SALE)),
+        voids=Count("id", filter=Q(kind=Receipt.Kind.VOID)),
+        revenue=Sum("total"),
+        given_back=Sum("total", filter=~Q(kind=Receipt.Kind.SALE)),
+    )
+
+
 def sales_figures(*, store: Store, start: dt.datetime, end: dt.datetime) -> SalesFigures:
     """Receipts, net revenue, net units and what was given back, for ``[start, end)``.
 
-    Whole UTC months come from the month sums (``ledger.services.sales_months``), the rest from the receipts.
+    The whole quarter-hours come from the store's sums (``ledger.services.sales_months``), the minutes
+    around them from the receipts.
     """
-    months, edges = month_split(start, end)
-    sales = voids = units = 0
-    revenue = given_back = Decimal(0)
+    inside, edges = quarter_split(start, end)
+    parts = []
     with store_scope(store):
         for a, b in edges:  # one query per edge and table: each reads one range of its index
-            totals = _receipts(store, a, b).aggregate(
-                sales=Count("id", filter=Q(kind=Receipt.Kind.SALE)),
-                voids=Count("id", filter=Q(kind=Receipt.Kind.VOID)),
-                revenue=Sum("total"),
-                given_back=Sum("total", filter=~Q(kind=Receipt.Kind.SALE)),
-            )
-            sales, voids = sales + (totals["sales"] or 0), voids + (totals["voids"] or 0)
-            revenue, given_back = revenue + (totals["revenue"] or 0), given_back + (totals["given_back"] or 0)
-            units += _lines(store, a, b).aggregate(units=Sum("qty"))["units"] or 0
-        if months:
-            kept = SalesMonth.objects.filter(store=store, month__gte=months[0], month__lte=months[-1]).aggregate(
-                sales=Sum("sales"), voids=Sum("voids"), revenue=Sum("revenue"), given_back=Sum("given_back"),
-                units=Sum("units"),
-            )
-            sales, voids = sales + (kept["sales"] or 0), voids + (kept["voids"] or 0)
-            revenue, given_back = revenue + (kept["revenue"] or 0), given_back + (kept["given_back"] or 0)
-            units += kept["units"] or 0
+            totals = _receipt_totals(_receipts(store, a, b))
+            totals["units"] = _lines(store, a, b).aggregate(units=Sum("qty"))["units"]
+            parts.append(totals)
+        if inside is not None:
+            parts.append(SalesQuarterHour.objects.filter(store=store, starts__gte=inside[0], starts__lt=inside[1])
+                         .aggregate(**_TOTALS))
+
+    def total(name: str) -> Decimal | int:
+        return sum((part[name] or 0 for part in parts), 0)
+
     return SalesFigures(
-        receipts=max(sales - voids, 0),
-        revenue=to_cents(revenue),
-        units=int(units),
-        given_back=to_cents(-given_back),
+        receipts=max(int(total("sales")) - int(total("voids")), 0),
+        revenue=to_cents(total("revenue")),
+        units=int(total("units")),
+        given_back=to_cents(-total("given_back")),
     )
 
 
@@ -183,19 +204,29 @@ def sales_by_category(*, store: Store, start: dt.datetime, end: dt.datetime) -> 
 
 
 def sales_by_day(*, store: Store, period: Period) -> list[SalesRow]:
-    """Net units and revenue per local day of the period, oldest first; quiet days are zero."""
+    """Net units and revenue per local day of the period, oldest first; quiet days are zero.
+
+    The store's quarter-hours are folded into its local days here (a local midnight is always the
+    start of a quarter-hour); only the minutes around the whole quarter-hours are read from the receipts.
+    """
     tz = store_tz(store)
+    inside, edges = quarter_split(period.start, period.end)
+    revenue: dict[dt.date, Decimal] = {}
+    units: dict[dt.date, int] = {}
     with store_scope(store):
-        revenue = {
-            row["day"]: row["revenue"]
-            for row in _receipts(store, period.start, period.end).annotate(day=TruncDate("sold_at", tzinfo=tz))
-            .values("day").annotate(revenue=Sum("total")).order_by()
-        }
-        units = {
-            row["day"]: row["units"]
-            for row in _lines(store, period.start, period.end).annotate(day=TruncDate("sold_at", tzinfo=tz))
-            .values("day").annotate(units=Sum("qty")).order_by()
-        }
+        if inside is not None:
+            quarters = SalesQuarterHour.objects.filter(store=store, starts__gte=inside[0], starts__lt=inside[1])
+            for starts, amount, count in quarters.values_list("starts", "revenue", "units"):
+                day = starts.astimezone(tz).date()
+                revenue[day] = revenue.get(day, Decimal(0)) + amount
+                units[day] = units.get(day, 0) + count
+        for a, b in edges:
+            for day, amount in (_receipts(store, a, b).annotate(day=TruncDate("sold_at", tzinfo=tz))
+                                .values("day").annotate(revenue=Sum("total")).order_by().values_list("day", "revenue")):
+                revenue[day] = revenue.get(day, Decimal(0)) + (amount or 0)
+            for day, count in (_lines(store, a, b).annotate(day=TruncDate("sold_at", tzinfo=tz))
+                               .values("day").annotate(units=Sum("qty")).order_by().values_list("day", "units")):
+                units[day] = units.get(day, 0) + (count or 0)
     days = []
     for offset in range(period.days):
         day = period.first_day + dt.timedelta(days=offset)

@@ -1,4 +1,5 @@
-"""The monthly sums of a store's receipts (``SalesMonth``, ``ProductSalesMonth``), kept beside them.
+"""The sums of a store's receipts, kept beside them: the store's per quarter-hour (``SalesQuarterHour``)
+and each product's per month (``ProductSalesMonth``), both in UTC.
 
 Every writer of receipts (``ledger.services.receipts``: sales, refunds and voids, imported history)
 calls ``months_add`` in its own transaction, under the store lock it already holds, so the sums
@@ -17,16 +18,18 @@ from dataclasses import asdict, dataclass
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import F, Sum
 from django.db.models.functions import TruncMonth
 
-from ledger.models import ProductSalesMonth, Receipt, ReceiptLine, SalesMonth
+from ledger.models import ProductSalesMonth, Receipt, ReceiptLine, SalesQuarterHour
 from ledger.money import to_cents
 from ledger.scope import store_scope
 from ledger.services.locks import store_lock
 from tenants.models import Store
 
 ZERO = Decimal("0.00")
+QUARTER = dt.timedelta(minutes=15)
+_CHUNK = 500
 
 
 def month_of(moment: dt.datetime) -> dt.date:
@@ -36,8 +39,8 @@ def month_of(moment: dt.datetime) -> dt.date:
 
 
 @dataclass
-class MonthSums:
-    """A store's month as ``SalesMonth`` keeps it."""
+class QuarterSums:
+    """A store's quarter-hour as ``SalesQuarterHour`` keeps it."""
 
     sales: int = 0
     voids: int = 0
@@ -46,17 +49,23 @@ class MonthSums:
     units: int = 0
 
 
-def _store_sums(receipts: Iterable[Receipt], lines: Iterable[ReceiptLine]) -> dict[dt.date, MonthSums]:
-    sums: dict[dt.date, MonthSums] = defaultdict(MonthSums)
+def quarter_of(moment: dt.datetime) -> dt.datetime:
+    """The start of ``moment``'s quarter-hour, in UTC."""
+    utc = moment.astimezone(dt.UTC)
+    return utc.replace(minute=utc.minute - utc.minute % 15, second=0, microsecond=0)
+
+
+def _store_sums(receipts: Iterable[Receipt], lines: Iterable[ReceiptLine]) -> dict[dt.datetime, QuarterSums]:
+    sums: dict[dt.datetime, QuarterSums] = defaultdict(QuarterSums)
     for receipt in receipts:
-        row = sums[month_of(receipt.sold_at)]
+        row = sums[quarter_of(receipt.sold_at)]
         row.sales += receipt.kind == Receipt.Kind.SALE
         row.voids += receipt.kind == Receipt.Kind.VOID
         row.revenue += receipt.total
         if receipt.kind != Receipt.Kind.SALE:
             row.given_back += receipt.total
     for line in lines:
-        sums[month_of(line.sold_at)].units += line.qty
+        sums[quarter_of(line.sold_at)].units += line.qty
     return sums
 
 
@@ -69,13 +78,20 @@ def months_add(*, store: Store, receipts: Iterable[Receipt], lines: Iterable[Rec
     if not receipts and not lines:
         return
     with store_scope(store):
-        for month, row in _store_sums(receipts, lines).items():
-            if not SalesMonth.objects.filter(store=store, month=month).update(
-                sales=F("sales") + row.sales, voids=F("voids") + row.voids,
-                revenue=F("revenue") + row.revenue, given_back=F("given_back") + row.given_back,
-                units=F("units") + row.units,
-            ):
-                SalesMonth.objects.create(store=store, month=month, **asdict(row))
+        quarters = _store_sums(receipts, lines)
+        keys = sorted(quarters)
+        for at in range(0, len(keys), _CHUNK):
+            chunk = keys[at:at + _CHUNK]
+            existing = set(SalesQuarterHour.objects.filter(store=store, starts__in=chunk).values_list("starts", flat=True))
+            for starts in sorted(existing):
+                row = quarters[starts]
+                SalesQuarterHour.objects.filter(store=store, starts=starts).update(
+                    sales=F("sales") + row.sales, voids=F("voids") + row.voids,
+                    revenue=F("revenue") + row.revenue, given_back=F("given_back") + row.given_back,
+                    units=F("units") + row.units,
+                )
+            SalesQuarterHour.objects.bulk_create([SalesQuarterHour(store=store, starts=starts, **asdict(quarters[starts]))
+                                                  for starts in chunk if starts not in existing])
         per_product: dict[tuple[dt.date, int], list] = defaultdict(lambda: [0, ZERO])
         for line in lines:
             sums = per_product[(month_of(line.sold_at), line.product_id)]
@@ -85,36 +101,42 @@ def months_add(*, store: Store, receipts: Iterable[Receipt], lines: Iterable[Rec
         for (month, product_id), sums in per_product.items():
             by_month[month][product_id] = sums
         for month, products in by_month.items():
-            existing = set(ProductSalesMonth.objects.filter(store=store, month=month, product_id__in=products)
-                           .values_list("product_id", flat=True))
-            for product_id in sorted(existing):
+            ids = sorted(products)
+            moved: set[int] = set()
+            for at in range(0, len(ids), _CHUNK):
+                moved |= set(ProductSalesMonth.objects.filter(store=store, month=month, product_id__in=ids[at:at + _CHUNK])
+                                .values_list("product_id", flat=True))
+            for product_id in sorted(moved):
                 units, revenue = products[product_id]
                 ProductSalesMonth.objects.filter(store=store, month=month, product_id=product_id).update(
                     units=F("units") + units, revenue=F("revenue") + revenue)
             ProductSalesMonth.objects.bulk_create([
                 ProductSalesMonth(store=store, month=month, product_id=product_id, units=units, revenue=revenue)
-                for product_id, (units, revenue) in sorted(products.items()) if product_id not in existing
+                for product_id, (units, revenue) in sorted(products.items()) if product_id not in moved
             ], batch_size=1000)
 
 
-def _from_receipts(store: Store) -> tuple[dict[dt.date, MonthSums], dict[tuple[dt.date, int], tuple[int, Decimal]]]:
-    """The month sums as the receipts and lines say they are (grouped in the database)."""
-    utc_month = TruncMonth("sold_at", tzinfo=dt.UTC)
-    totals: dict[dt.date, MonthSums] = defaultdict(MonthSums)
-    receipts = (Receipt.objects.filter(store=store).annotate(m=utc_month).values("m").order_by()
-                .annotate(sales=Count("id", filter=Q(kind=Receipt.Kind.SALE)),
-                          voids=Count("id", filter=Q(kind=Receipt.Kind.VOID)),
-                          revenue=Sum("total"), given_back=Sum("total", filter=~Q(kind=Receipt.Kind.SALE))))
-    for month, sales, voids, revenue, given_back in receipts.values_list("m", "sales", "voids", "revenue", "given_back"):
-        totals[_as_date(month)] = MonthSums(sales=sales, voids=voids, revenue=to_cents(revenue or 0),
-                                            given_back=to_cents(given_back or 0))
+def _from_receipts(store: Store) -> tuple[dict[dt.datetime, QuarterSums], dict[tuple[dt.date, int], tuple[int, Decimal]]]:
+    """The sums as the receipts and lines say they are: the quarter-hours folded here from the rows'
+    times and amounts, the product months grouped in the database."""
+    quarters: dict[dt.datetime, QuarterSums] = defaultdict(QuarterSums)
+    for sold_at, kind, total in Receipt.objects.filter(store=store).values_list("sold_at", "kind", "total").iterator(2000):
+        row = quarters[quarter_of(sold_at)]
+        row.sales += kind == Receipt.Kind.SALE
+        row.voids += kind == Receipt.Kind.VOID
+        row.revenue += total
+        if kind != Receipt.Kind.SALE:
+            row.given_back += total
+    for sold_at, qty in ReceiptLine.objects.filter(store=store).values_list("sold_at", "qty").iterator(5000):
+        quarters[quarter_of(sold_at)].units += qty
+    for row in quarters.values():
+        row.revenue, row.given_back = to_cents(row.revenue), to_cents(row.given_back)
     products: dict[tuple[dt.date, int], tuple[int, Decimal]] = {}
-    lines = (ReceiptLine.objects.filter(store=store).annotate(m=utc_month).values("m", "product_id").order_by()
-             .annotate(units=Sum("qty"), revenue=Sum("line_total")))
+    lines = (ReceiptLine.objects.filter(store=store).annotate(m=TruncMonth("sold_at", tzinfo=dt.UTC))
+             .values("m", "product_id").order_by().annotate(units=Sum("qty"), revenue=Sum("line_total")))
     for month, product_id, units, revenue in lines.values_list("m", "product_id", "units", "revenue"):
         products[(_as_date(month), product_id)] = (units or 0, to_cents(revenue or 0))
-        totals[_as_date(month)].units += units or 0
-    return dict(totals), products
+    return dict(quarters), products
 
 
 def _as_date(value: dt.date | dt.datetime) -> dt.date:
@@ -122,32 +144,32 @@ def _as_date(value: dt.date | dt.datetime) -> dt.date:
 
 
 def months_rebuild(*, store: Store) -> tuple[int, int]:
-    """Recompute the store's month sums from its receipts; returns (months, product-months) written."""
+    """Recompute the store's sums from its receipts; returns (quarter-hours, product-months) written."""
     with store_scope(store), transaction.atomic():
         store_lock(store)
-        totals, products = _from_receipts(store)
-        SalesMonth.objects.filter(store=store).delete()
+        quarters, products = _from_receipts(store)
+        SalesQuarterHour.objects.filter(store=store).delete()
         ProductSalesMonth.objects.filter(store=store).delete()
-        SalesMonth.objects.bulk_create([SalesMonth(store=store, month=month, **asdict(row))
-                                        for month, row in sorted(totals.items())])
+        SalesQuarterHour.objects.bulk_create([SalesQuarterHour(store=store, starts=starts, **asdict(row))
+                                              for starts, row in sorted(quarters.items())], batch_size=2000)
         ProductSalesMonth.objects.bulk_create([
             ProductSalesMonth(store=store, month=month, product_id=product_id, units=units, revenue=revenue)
             for (month, product_id), (units, revenue) in sorted(products.items())
         ], batch_size=2000)
-    return len(totals), len(products)
+    return len(quarters), len(products)
 
 
 def months_drift(*, store: Store) -> list[dt.date]:
-    """The UTC months whose sums differ from the store's receipts (empty when they agree)."""
+    """The UTC months in which the sums differ from the store's receipts (empty when they agree)."""
     with store_scope(store):
-        totals, products = _from_receipts(store)
-        kept = {row.month: MonthSums(sales=row.sales, voids=row.voids, revenue=to_cents(row.revenue),
-                                     given_back=to_cents(row.given_back), units=row.units)
-                for row in SalesMonth.objects.filter(store=store)}
+        quarters, products = _from_receipts(store)
+        kept = {row.starts: QuarterSums(sales=row.sales, voids=row.voids, revenue=to_cents(row.revenue),
+                                        given_back=to_cents(row.given_back), units=row.units)
+                for row in SalesQuarterHour.objects.filter(store=store)}
         kept_products = {(row["month"], row["product_id"]): (row["units"], to_cents(row["revenue"]))
                          for row in ProductSalesMonth.objects.filter(store=store).values("month", "product_id", "units", "revenue")}
-    empty = MonthSums()
-    drift = {month for month in set(totals) | set(kept) if totals.get(month, empty) != kept.get(month, empty)}
+    empty = QuarterSums()
+    drift = {month_of(starts) for starts in set(quarters) | set(kept) if quarters.get(starts, empty) != kept.get(starts, empty)}
     for key in set(products) | set(kept_products):
         if products.get(key, (0, ZERO)) != kept_products.get(key, (0, ZERO)):
             drift.add(key[0])

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from ledger import services
-from ledger.models import ProductSalesMonth, Receipt, ReceiptLine, SalesMonth
+from ledger.models import ProductSalesMonth, Receipt, ReceiptLine, SalesQuarterHour
 from ledger.sales_history import month_split, sales_by_category, sales_figures, sales_of_products
 from ledger.services import SaleLine
 from ledger.services.sales_months import months_drift, months_rebuild
@@ -32,9 +32,15 @@ def sell(store, product, qty: int, when: dt.datetime, **kwargs):
 
 
 def kept(store) -> dict:
+    """The store's quarter-hour sums, added up per UTC month."""
+    sums: dict = {}
     with use_store(store):
-        return {row.month: (row.sales, row.voids, row.revenue, row.given_back, row.units)
-                for row in SalesMonth.objects.filter(store=store)}
+        for row in SalesQuarterHour.objects.filter(store=store):
+            month = row.starts.date().replace(day=1)
+            before = sums.get(month, (0, 0, Decimal("0.00"), Decimal("0.00"), 0))
+            sums[month] = tuple(a + b for a, b in zip(before, (row.sales, row.voids, row.revenue, row.given_back, row.units),
+                                                       strict=True))
+    return sums
 
 
 def test_month_split_takes_whole_utc_months_and_leaves_the_edges_to_the_receipts():
@@ -190,3 +196,42 @@ def test_a_ranking_cut_settles_ties_by_name_and_the_worst_include_what_never_sol
     worst = products_ranked(store=store, period=period, sort="worst", limit=2)
     assert [(row.name, row.units) for row in worst] == [("Jaggery", 0), ("Rice", 1)]
     assert [row.name for row in products_ranked(store=store, period=period, sort="best")] == ["Dal", "Atta", "Ghee", "Rice"]
+
+
+@pytest.mark.parametrize("zone", ["America/Chicago", "Asia/Kolkata", "Asia/Kathmandu"])
+def test_days_folded_from_quarter_hours_equal_the_receipts_in_any_time_zone_even_after_it_changes(store, zone):
+    from ledger.periods import period_parse
+    from ledger.sales_history import sales_by_day
+
+    rng = random.Random(11)
+    products = [create_product(store, f"Product {n}", price=Decimal(f"{n + 2}.10"), stock=10_000) for n in range(3)]
+    begin = utc(2026, 3, 1)
+    for _ in range(60):  # many a few minutes either side of a local midnight somewhere
+        when = begin + dt.timedelta(days=rng.randint(0, 40), hours=rng.randint(0, 23), minutes=rng.choice([0, 14, 15, 29, 44, 59]))
+        receipt = sell(store, rng.choice(products), rng.randint(1, 3), when).receipt
+        if rng.random() < 0.2:
+            services.receipt_refund(store=store, receipt_id=receipt.pk, actor=ACTOR, now=when + dt.timedelta(minutes=20))
+    store.timezone = zone  # the sums were written before the store moved: they must not care
+    store.save(update_fields=["timezone"])
+    tz = ZoneInfo(zone)
+    now = dt.datetime(2026, 5, 1, 9, 37, tzinfo=tz)
+    for first, last in ((dt.date(2026, 3, 1), dt.date(2026, 4, 10)), (dt.date(2026, 3, 8), dt.date(2026, 3, 9))):
+        period = period_parse(f"{first}..{last}", now=now)
+        with use_store(store):
+            receipts = list(Receipt.objects.filter(store=store))
+            lines = list(ReceiptLine.objects.filter(store=store))
+        expected = {}
+        for offset in range(period.days):
+            day = first + dt.timedelta(days=offset)
+            expected[day] = (sum(line.qty for line in lines if line.sold_at.astimezone(tz).date() == day),
+                             sum((r.total for r in receipts if r.sold_at.astimezone(tz).date() == day), Decimal("0.00")))
+        assert {row.day: (row.units, row.revenue) for row in sales_by_day(store=store, period=period)} == expected
+        figures = sales_figures(store=store, start=period.start, end=period.end)
+        assert (figures.units, figures.revenue) == (sum(u for u, _r in expected.values()),
+                                                    sum((r for _u, r in expected.values()), Decimal("0.00")))
+    # A running period ends now, inside a quarter-hour: the minutes since it started come from the receipts.
+    late = sell(store, products[0], 2, utc(2026, 4, 30, 23, 50)).receipt
+    cut = period_parse("2026-04-30..2026-04-30", now=now)
+    inside = sales_figures(store=store, start=cut.start, end=late.sold_at + dt.timedelta(minutes=1))
+    outside = sales_figures(store=store, start=cut.start, end=late.sold_at)
+    assert inside.units - outside.units == 2
