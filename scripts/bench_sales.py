@@ -9,7 +9,7 @@ builds one store (America/Chicago, USD) with ``--products`` generated products
 150-300 sales between 08:00 and 21:00 local time, 1-8 lines each of 1-3 units, products drawn with a
 long-tailed popularity (a few sell every day, most now and then), and about one refund in 200 sales.
 The rows go in with ``bulk_create`` (no stock moves: imported history, as the importer records it), and
-the month sums the receipt writers would have kept are rebuilt from them (``sales_months --rebuild``).
+the sums the receipt writers would have kept are rebuilt from them (``sales_months --rebuild``).
 
 Then times ``get_sales`` through ``execute_tool`` (schema, policy, the tool, the audit record: what an
 MCP client or the assistant waits for) for each query below, ``--repeat`` times after one warm-up
@@ -224,8 +224,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"store: {args.products:,} products, {receipts:,} receipts, {lines:,} lines over {args.days} "
                       f"days and today, built in {time.perf_counter() - started:.0f} s")
                 started = time.perf_counter()
-                months, product_months = months_rebuild(store=store)  # the rows went in around the services
-                print(f"month sums: {months} months, {product_months:,} product-months, "
+                quarters, product_months = months_rebuild(store=store)  # the rows went in around the services
+                print(f"sums: {quarters:,} quarter-hours, {product_months:,} product-months, "
                       f"rebuilt in {time.perf_counter() - started:.1f} s")
         analyze()
         print(f"{'query':<36} {'median ms':>10} {'p95 ms':>8}  SQL per call")
