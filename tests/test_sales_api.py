@@ -58,6 +58,19 @@ def test_yesterday_matches_the_books_and_keeps_a_2330_sale_in_its_local_day(api_
     assert body["currency"] == "USD" and body["timezone"] == demo.timezone and body["comparison"] is None
 
 
+def test_a_span_said_as_two_dates_joined_by_to_is_one_period(api_client, demo):
+    first, last = local_day(demo, 6), local_day(demo, 2)
+    words = f"{first:%B} {first.day} to {last:%B} {last.day}"  # "november 26 to november 30", no "from"
+
+    body = api_client.get("/api/v1/sales", {"period": words}).json()
+
+    assert (body["period"]["first_day"], body["period"]["last_day"]) == (first.isoformat(), last.isoformat())
+    assert body["period"]["days"] == 5 and body["comparison"] is None
+    receipts, revenue = figures_in_the_books(demo, dt.datetime.fromisoformat(body["period"]["start"]),
+                                             dt.datetime.fromisoformat(body["period"]["end"]))
+    assert (body["receipts"], Decimal(body["revenue"])) == (receipts, revenue)
+
+
 def test_a_product_compared_with_the_week_before(api_client, demo):
     body = api_client.get("/api/v1/sales", {"period": "last week", "compare": "the week before", "sku": "LI-022"}).json()
 

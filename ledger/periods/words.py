@@ -143,7 +143,10 @@ def _clean(text: str) -> str:
     text = re.sub(r"[,?!;]", " ", text)
     text = re.sub(r"(?<!\d)\.(?!\d)", " ", text)
     text = re.sub(r"\b(\d{4}-\d{1,2}-\d{1,2})\s*(?:\.\.|\u2013|\u2014)\s*(\d{4}-\d{1,2}-\d{1,2})\b", r"from \1 to \2", text)
-    return " ".join(text.split())
+    text = re.sub(r"\s*[\u2013\u2014]\s*", " - ", text)  # "nov 1–nov 15"
+    text = " ".join(text.split())
+    text = _BARE_END.sub(r"\g<head> the \g<day>", text)
+    return _BARE_START.sub(r"the \1 ", text)
 
 
 def _count(text: str) -> int:
@@ -154,17 +157,39 @@ def _future() -> PeriodError:
     return PeriodError(_("That is still to come: I can only tell you about sales that have happened. ") + hint())
 
 
+_NTH = re.compile(r"(?:the )?" + _ORD)
+
+
 def _range(g: dict, now: dt.datetime, base: Period | None) -> Period:
-    last = period_parse(g["b"], now=now, clip=True)
-    a = _clean(g["a"])
-    nth = re.fullmatch(r"(?:the )?" + _ORD, a)
-    if nth and last.unit == "day":
-        # "between the first and the fifteenth of November": the first of the same month.
-        first_day = last.first_day.replace(day=_ordinal(nth.group("ord")))
-        first = _day(first_day, now=now)
-    else:
+    a, b = _clean(g["a"]), _clean(g["b"])
+    first_nth, last_nth = _NTH.fullmatch(a), _NTH.fullmatch(b)
+    if last_nth and not first_nth:
+        # "november 1st to the 15th", "november 1 to 15": the 15th of the same month.
         first = period_parse(a, now=now)
+        if first.unit != "day":
+            raise PeriodError(_("I couldn't tell which days '%(text)s' means. ") % {"text": g["b"][:40]} + hint())
+        last = _day(min(_month_day(first.first_day, _ordinal(last_nth.group("ord"))), now.date()), now=now)
+    else:
+        last = period_parse(b, now=now, clip=True)
+        if first_nth and last.unit == "day":
+            # "between the first and the fifteenth of November": the first of the same month.
+            first = _day(_month_day(last.first_day, _ordinal(first_nth.group("ord"))), now=now)
+        else:
+            first = period_parse(a, now=now)
+        weekday = re.fullmatch(_WEEKDAY, b)
+        if weekday and last.last_day < first.first_day:
+            # "last monday through friday": the friday after that monday (today at the latest).
+            ahead = (_weekday_index(weekday.group("weekday")) - first.first_day.weekday()) % 7
+            last = _day(min(first.first_day + dt.timedelta(days=ahead), now.date()), now=now)
     return _span(first.first_day, last.last_day, now=now, label=f"{first.label} to {last.label}")
+
+
+def _month_day(day: dt.date, number: int) -> dt.date:
+    """The ``number``th of ``day``'s month."""
+    try:
+        return day.replace(day=number)
+    except ValueError:
+        raise PeriodError(_("There is no such day in the calendar. ") + hint()) from None
 
 
 def _since(g: dict, now: dt.datetime, base: Period | None) -> Period:
@@ -317,8 +342,42 @@ _HANDLERS = {
 _RELATIVE = ("same_day", "before")
 
 
+# Shapes that name fixed days, so "A to B" between two of them is one span ("november 1 to november 15",
+# "monday to wednesday", "the 3rd to the 10th"); "this week to last week" is a comparison, never a span.
+_SPAN_ENDS = {"month_day", "day_month", "numeric", "month", "month_year", "weekday", "last_weekday", "nth",
+              "yesterday", "day_before_yesterday", "today"}
+_SPAN_JOIN = re.compile(r" (?:to|till|until|through|thru|-) ")
+_RANGE = re.compile(r"\b(?:" + dict(_SHAPES)["range"] + r")\b")
+# "1st to 15th november": the bare ordinal before a span's end is "the 1st".
+_BARE_START = re.compile(r"(?<!the )(?<!from )(?<!between )\b(\d{1,2}(?:st|nd|rd|th)) (?=(?:to|till|until|through|thru|-) "
+                         r"(?:the )?\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH + r"\b)")
+
+
+# "november 1 to 15": the bare number after a month's day and "to" is "the 15".
+_BARE_END = re.compile(r"\b(?P<head>" + _MONTH + r" (?:the )?\d{1,2}(?:st|nd|rd|th)? (?:to|till|until|through|thru|-)) "
+                       r"(?P<day>\d{1,2}(?:st|nd|rd|th)?)\b(?! (?:of )?(?:" + _MONTH.replace("?P<month>", "") + r"))")
+
+
 def _matches(text: str) -> list[tuple[int, int, str, re.Match]]:
-    """Every shape found in ``text``, longest first at each position, without overlaps, in order."""
+    """Every shape found in ``text``, longest first at each position, without overlaps, in order; two fixed
+    days joined by "to" (and no comparing word in the text) are one span."""
+    chosen = _shapes_in(text)
+    if len(chosen) < 2 or _COMPARING.search(text):
+        return chosen
+    joined: list[tuple[int, int, str, re.Match]] = []
+    for item in chosen:
+        if joined and joined[-1][2] in _SPAN_ENDS and item[2] in _SPAN_ENDS \
+                and _SPAN_JOIN.fullmatch(text[joined[-1][1]:item[0]]):
+            start, end = joined[-1][0], joined[-1][1]
+            span = _RANGE.fullmatch(f"from {text[start:end]} to {text[item[0]:item[1]]}")
+            if span is not None:
+                joined[-1] = (start, item[1], "range", span)
+                continue
+        joined.append(item)
+    return joined
+
+
+def _shapes_in(text: str) -> list[tuple[int, int, str, re.Match]]:
     found = []
     for order, (name, pattern) in enumerate(_COMPILED):
         for m in pattern.finditer(text):

@@ -177,3 +177,48 @@ def test_relative_comparisons_count_from_the_first_period():
     assert (before.first_day, before.last_day) == (D(2026, 10, 1), D(2026, 10, 31))
     assert (week_ago.first_day, week_ago.last_day) == (D(2026, 11, 23), D(2026, 11, 23))
     assert not before.trimmed and last_month.days == 30
+
+
+@pytest.mark.parametrize(
+    ("words", "first", "last"),
+    [
+        ("november 1 to november 15", D(2026, 11, 1), D(2026, 11, 15)),
+        ("how did we do november 1 to november 15", D(2026, 11, 1), D(2026, 11, 15)),
+        ("nov 1 - nov 15", D(2026, 11, 1), D(2026, 11, 15)),
+        ("nov 1\u2013nov 15", D(2026, 11, 1), D(2026, 11, 15)),
+        ("november 1 to 15", D(2026, 11, 1), D(2026, 11, 15)),
+        ("november 1st till the 15th", D(2026, 11, 1), D(2026, 11, 15)),
+        ("1st to 15th november", D(2026, 11, 1), D(2026, 11, 15)),
+        ("what did we sell 3rd to 10th of november", D(2026, 11, 3), D(2026, 11, 10)),
+        ("the 3rd to the 10th", D(2026, 11, 3), D(2026, 11, 10)),
+        ("october to november", D(2026, 10, 1), D(2026, 11, 30)),
+        ("monday to today", D(2026, 11, 30), D(2026, 12, 2)),
+        ("last monday through wednesday", D(2026, 11, 30), D(2026, 12, 2)),  # the wednesday after that monday
+        ("november 20 to 30", D(2026, 11, 20), D(2026, 11, 30)),
+        ("yesterday to today", D(2026, 12, 1), D(2026, 12, 2)),
+    ],
+)
+def test_two_days_joined_by_to_are_one_span_not_a_comparison(words, first, last):
+    found = periods_find(words, now=NOW)
+    assert found is not None and found.compare is None
+    period = period_parse(found.period, now=NOW)
+    assert (period.first_day, period.last_day) == (first, last)
+    assert (period.first_day, period.last_day) == days(words)  # the tool reads the words the same way
+
+
+@pytest.mark.parametrize(
+    ("request_words", "found"),
+    [
+        ("compare october to november", Found("october", "november")),
+        ("this week to last week", Found("this week", "last week")),  # relative periods: compared, never a span
+        ("monday vs tuesday", Found("monday", "tuesday")),
+    ],
+)
+def test_to_between_compared_or_relative_periods_stays_a_comparison(request_words, found):
+    assert periods_find(request_words, now=NOW) == found
+
+
+@pytest.mark.parametrize("words", ["november 20 to 31", "november 28 to the 12th"])
+def test_a_span_that_cannot_be_is_refused(words):
+    with pytest.raises(PeriodError):
+        period_parse(words, now=NOW)
