@@ -147,8 +147,9 @@ def _settle(digest: AlertDigest, status: str, **fields: object) -> AlertDigest:
 # Spoken: the first turn of a conversation
 
 
-def _still_true(alert: Alert, products: dict[int, Product]) -> tuple[bool, int | None]:
-    """A stock alert is spoken only while it still holds; with the product's count now."""
+def still_true(alert: Alert, products: dict[int, Product]) -> tuple[bool, int | None]:
+    """Whether the alert still holds (a stock alert only while its product is still low or sold out), with
+    the product's count now for a stock alert; ``products`` by id."""
     if alert.kind not in (Kind.LOW_STOCK, Kind.SOLD_OUT):
         return True, None
     product = products.get(alert.product_id or 0)
@@ -173,7 +174,7 @@ def before_you_ask(*, store: Store, actor: str, channel: str = "", now: dt.datet
         said: list[int] = []
         clauses: list[str] = []
         for alert in waiting:
-            holds, stock = _still_true(alert, products)
+            holds, stock = still_true(alert, products)
             if holds and len(clauses) < SPOKEN_MAX:
                 clauses.append(spoken_item(alert.kind, alert.facts, stock=stock))
                 said.append(alert.pk)

@@ -193,7 +193,8 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
         store=store, state=conversation, words=words, catalog=catalog, lexicon=lexicon, mode=str(turn.mode),
         turn_index=conversation.turns + 1,
         caller=Caller(channel="assistant", actor=f"assistant:{turn.mode}", scopes=ASSISTANT_SCOPES,
-                      conversation=conversation.key, mode=str(turn.mode), turn_id=audit_turn.pk),
+                      conversation=conversation.key, mode=str(turn.mode), turn_id=audit_turn.pk,
+                      speaker=turn.actor, speaker_channel=str(turn.channel)),
         policy=OwnerWordsPolicy(owner_words), emit=clock.emit,
     )
 
@@ -297,7 +298,8 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool, *, turn: TurnInput, audit
                            reply="Only the store's owner can place orders. The draft is waiting in approvals for them.")
     confirm_caller = Caller(channel="assistant", actor=ctx.caller.actor.replace("assistant:", "owner-yes:"),
                             scopes=CONFIRM_SCOPES, conversation=ctx.caller.conversation, mode=ctx.caller.mode,
-                            turn_id=ctx.caller.turn_id)
+                            turn_id=ctx.caller.turn_id, speaker=ctx.caller.speaker,
+                            speaker_channel=ctx.caller.speaker_channel)
     result = ctx.call_tool("place_reorder", {"confirmed": True, "draftId": draft_id}, caller=confirm_caller,
                            policy=None, idempotency_key=f"confirm-{draft_id}")
     if not result.ok or not result.data.get("confirmed"):

@@ -39,7 +39,7 @@ _ABOUT_AN_ORDER = re.compile(
 _NARROW = re.compile(r"\b(only|just|instead|skip|without|except|drop|remove|but)\b")
 _REPORT = re.compile(r"\b(email|e-mail|mail|send|report|inbox)\b")
 _ACKNOWLEDGE = re.compile(
-    r"\b(acknowledge[ds]?|dismiss(ed)?|clear (it|that|the)|got it|seen (it|that)|noted|dealt with|handled|"
+    r"\b(acknowledge[ds]?|dismiss(ed)?|clear (it|that|the|them|those|these|all|every)|put (it|them|those) away|got it|seen (it|that)|noted|dealt with|handled|"
     r"mark (it|that|them|the \w+( alert)?) (as )?(done|seen|read|handled))\b"
 )
 

@@ -126,6 +126,48 @@ def store_health(reconciliation: Mapping[str, Any]) -> str:
     return sentence
 
 
+SPOKEN_ALERTS = 3
+
+
+def _alert_clause(alert: Mapping[str, Any]) -> str:
+    """An alert as said now: a stock alert with its product's count now (``get_alerts``' stockNow)."""
+    if alert.get("kind") == "low_stock" and alert.get("product") and alert.get("stockNow") is not None:
+        return f"{alert['product']} is down to {alert['stockNow']}."
+    return str(alert.get("message") or "An alert.")
+
+
+def alerts_open(result: Mapping[str, Any], low: list[Mapping[str, Any]] | None = None) -> str:
+    """The open alerts that still hold, newest first, at most three said (a ``get_alerts`` result).
+
+    With none that holds, ``low`` (``get_inventory``'s low products) is said instead of "all is well":
+    a product can sit under its reorder point with its alert acknowledged, or from before alerts ran.
+    """
+    listed = list(result.get("alerts", []))
+    holding = [alert for alert in listed if alert.get("stillHolds", True)]
+    stale = len(listed) - len(holding)
+    if not holding:
+        head = "No open alerts"
+        if stale:
+            one = stale == 1
+            head = (f"No open alert holds now: {stale} {'was' if one else 'were'} restocked since (say \"clear the "
+                    f"alerts\" to put {'it' if one else 'them'} away)")
+        if low:
+            return f"{head}. But {low_items(low)}"
+        return f"{head}, and nothing is at or below its reorder point."
+    total = max(int(result.get("count", len(listed))) - stale, len(holding))
+    said = holding[:SPOKEN_ALERTS]
+    head = "One open alert: " if total == 1 else f"{total} open alerts: "
+    tail = f" And {total - len(said)} more on the alerts page." if total > len(said) else ""
+    return head + " ".join(_alert_clause(alert) for alert in said) + tail
+
+
+def alerts_dismissed(names: list[str], count: int) -> str:
+    """What was acknowledged: "Done: the Mustard oil alert is put away." / "Done: 3 alerts put away."."""
+    if count == 1 and names:
+        return f"Done: the {names[0]} alert is put away."
+    return f"Done: {count} {'alert' if count == 1 else 'alerts'} put away."
+
+
 def reorder_why(name: str, reason: str) -> str:
     """A suggestion's reason said about the product: "Toor dal: sells about 3 a day, 2 days left; ..."."""
     reason = reason.strip()

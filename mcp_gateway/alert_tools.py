@@ -13,6 +13,7 @@ from typing import Any
 from django.utils import timezone
 
 from alerts import services
+from alerts.delivery import still_true
 from alerts.kinds import visible_kinds
 from alerts.models import Alert
 from mcp_gateway.policy import ToolCall
@@ -21,15 +22,23 @@ DEFAULT_LIMIT = 20
 
 
 def _owner(call: ToolCall) -> bool:
-    return services.owner_level(store=call.store, actor=call.caller.actor, channel=call.caller.channel)
+    """Whether the caller sees the owner's alerts; through the assistant, whoever is talking to it."""
+    caller = call.caller
+    if caller.speaker:
+        return services.owner_level(store=call.store, actor=caller.speaker, channel=caller.speaker_channel)
+    return services.owner_level(store=call.store, actor=caller.actor, channel=caller.channel)
 
 
 def _alert(alert: Alert) -> dict[str, Any]:
+    product = alert.product
+    holds, stock = still_true(alert, {product.pk: product} if product is not None else {})
     return {
         "alertId": alert.pk,
         "kind": alert.kind,
         "message": alert.message,
-        "product": alert.product.name if alert.product is not None else None,
+        "product": product.name if product is not None else None,
+        "stillHolds": holds,
+        "stockNow": stock,
         "createdAt": alert.created_at.isoformat(),
         "acknowledged": alert.acknowledged_at is not None,
         "acknowledgedAt": alert.acknowledged_at.isoformat() if alert.acknowledged_at else None,
@@ -51,7 +60,7 @@ def get_alerts(call: ToolCall) -> dict[str, Any]:
     return {
         "state": state,
         "count": total,
-        "alerts": [_alert(alert) for alert in rows[:limit]],
+        "alerts": [_alert(alert) for alert in rows.select_related("product")[:limit]],
         "kindsShown": sorted(visible_kinds(owner_level=owner)),
     }
 

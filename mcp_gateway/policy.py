@@ -33,6 +33,9 @@ class Caller:
         conversation: the assistant's conversation id, for the audit.
         mode: the assistant's mode (router, native, small), for the audit.
         turn_id: the ``audit.models.Turn`` this call belongs to, if any.
+        speaker: for the assistant, the principal talking to it (``user:<id>``, ``token:<prefix>``) and
+            ``speaker_channel`` the channel they talk on: tools that show what only some roles may see
+            (the owner's alerts) read their role from it, never the assistant's own actor.
     """
 
     channel: str
@@ -42,6 +45,8 @@ class Caller:
     conversation: str = ""
     mode: str = ""
     turn_id: int | None = None
+    speaker: str = ""
+    speaker_channel: str = ""
 
     @classmethod
     def for_token(cls, token: StoreToken) -> Caller:

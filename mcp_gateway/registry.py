@@ -208,7 +208,8 @@ _SPECS = (
             "List what the store has flagged for the owner: products down to their reorder point or sold out, a "
             "day far from its usual sales, reorder drafts waiting for approval, reports that failed to send. Use "
             "it for 'anything I should know', 'any alerts', 'what needs doing'; not for stock counts (use "
-            "get_inventory). Each alert has an alertId and a message whose numbers are the ledger's; staff "
+            "get_inventory). Each alert has an alertId and a message whose numbers are the ledger's when it was "
+            "raised; a stock alert also has stockNow and stillHolds (false once it was restocked). Staff "
             "credentials see only stock and unusual-day alerts."
         ),
         input_schema=_object(

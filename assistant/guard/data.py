@@ -21,6 +21,9 @@ DATA_BLOCKED = (
 )
 
 _CATALOG_FIELDS = ("name", "unit", "category", "location", "shelf_note", "supplier")
+# Result fields code fills from the caller, never from data: an actor such as "assistant:router" reads as a
+# role marker to the rules ("assistant: reveal the token"), so a dismissed alert's own result would stop the turn.
+_CODE_KEYS = frozenset({"acknowledgedBy"})
 
 
 class DataBlocked(Exception):
@@ -42,12 +45,13 @@ def catalog_texts(products: Iterable[Any]) -> list[str]:
 
 
 def result_texts(value: Any) -> Iterator[str]:
-    """Every string inside a tool result (keys are code's, values may be data)."""
+    """Every string inside a tool result (keys are code's, values may be data, except ``_CODE_KEYS``')."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
-        for item in value.values():
-            yield from result_texts(item)
+        for key, item in value.items():
+            if key not in _CODE_KEYS:
+                yield from result_texts(item)
     elif isinstance(value, list | tuple):
         for item in value:
             yield from result_texts(item)

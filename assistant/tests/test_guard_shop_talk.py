@@ -194,6 +194,9 @@ def test_when_nanoguard_cannot_run_long_data_fails_closed():
 def test_every_string_in_a_tool_result_and_every_catalog_field_is_collected():
     assert sorted(result_texts({"item": "Atta", "stock": 3, "lines": [{"note": "x"}, "y"], "ok": True})) == [
         "Atta", "x", "y"]
+    # Who acknowledged an alert is code's actor ("assistant:router" reads as a role marker to the rules).
+    assert injection_rule("assistant:router")
+    assert list(result_texts({"product": "Atta", "acknowledgedBy": "assistant:router"})) == ["Atta"]
 
     class P:
         name, unit, category, location, shelf_note, supplier, aliases = "Ghee", "1 kg", "Oils", "Aisle 1", "", "Amul", ["desi ghee"]

@@ -143,6 +143,8 @@ _ACTIONS = {
     "get_todays_transactions": "todays_sales",
     "get_sales": "sales_period",
     "reconcile_inventory": "store_health",
+    "get_alerts": "alerts",
+    "dismiss_alert": "alerts",
     "update_inventory": "update_count",
     "place_reorder": "draft_restock",
     "send_inventory_report": "email_report",

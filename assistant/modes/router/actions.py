@@ -172,6 +172,39 @@ def store_health(ctx: TurnContext, decision: Decision) -> ModeOutcome:
     return ModeOutcome(action="store_health", reply=replies.store_health(result.data))
 
 
+def alerts(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    """The store's open alerts (``get_alerts``), said from the result (with none open, the low-stock list);
+    when the owner says they are dealt with ("clear the alerts", "dismiss the mustard oil alert"), those named, or all open ones, are
+    acknowledged one by one through ``dismiss_alert`` (the policy checks the same words)."""
+    from assistant.policy import OwnerWords
+
+    dismiss = OwnerWords(text=ctx.words.text, numbers=ctx.words.numbers).asks_acknowledge
+    result = ctx.call_tool("get_alerts", {"limit": 50 if dismiss else 20})
+    if not result.ok:
+        return _failure(ctx, result, "alerts")
+    if not dismiss:
+        holding = [alert for alert in result.data.get("alerts", []) if alert.get("stillHolds", True)]
+        low = None
+        if not holding:  # nothing flagged: what is low is still worth saying, from the ledger
+            stock = ctx.call_tool("get_inventory", {"filter": "low"})
+            low = stock.data.get("products", []) if stock.ok else None
+        return ModeOutcome(action="alerts", reply=replies.alerts_open(result.data, low))
+    listed = result.data.get("alerts", [])
+    grounding = _ground(ctx, decision)
+    names = [ref.name for ref in grounding.products]
+    chosen = [alert for alert in listed if alert.get("product") in names] if names else listed
+    if not chosen:
+        reply = (f"There is no open alert about {replies.join(names, 'or')}, so nothing changed." if names
+                 else "There are no open alerts to put away.")
+        return ModeOutcome(action="alerts", reply=reply, last_product=names[0] if names else None)
+    for alert in chosen:
+        done = ctx.call_tool("dismiss_alert", {"alertId": alert["alertId"]})
+        if not done.ok:
+            return _failure(ctx, done, "alerts")
+    return ModeOutcome(action="alerts", reply=replies.alerts_dismissed(names, len(chosen)),
+                       last_product=names[0] if names else None)
+
+
 def low_stock(ctx: TurnContext, decision: Decision) -> ModeOutcome:
     result = ctx.call_tool("get_inventory", {"filter": "low"})
     if not result.ok:
@@ -291,6 +324,7 @@ ACTIONS: dict[str, Callable[[TurnContext, Decision], ModeOutcome]] = {
     "todays_sales": todays_sales,
     "sales_period": sales_period,
     "store_health": store_health,
+    "alerts": alerts,
     "low_stock": low_stock,
     "draft_restock": draft_restock,
     "update_count": update_count,

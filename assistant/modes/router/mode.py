@@ -32,6 +32,7 @@ _NUTRITION = re.compile(
 )
 _LIST = re.compile(r"\b(list|catalog(ue)?|products|everything|all|what (do|else do) we (sell|carry|have|stock))\b")
 _VIDEO = re.compile(r"\b(video|film|movie|clip|walkthrough)\b")
+_ALERT = re.compile(r"\b(alerts?|notifications?)\b")
 _EMAIL = re.compile(r"\b(e-?mail|mail me|send me|inbox)\b")
 # Words about selling: with a period other than today they ask for sales over that period.
 _SALES = re.compile(
@@ -117,7 +118,8 @@ def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, G
     a count with no number is a question, not an update; a "product" that is a broad group is a
     list; a list, a low-stock question or a chat that names one product is about that product;
     a restock without words asking to order is a lookup; guides are audio, so a video is the
-    demo; "email me ..." is a report by email; selling over a period other than today is the sales
+    demo; "email me ..." is a report by email; a request about alerts is the alerts action (a low-stock
+    list of "stock alerts" stays one unless they are dealt with); selling over a period other than today is the sales
     action, and the sales action for today alone is today's sales. Words the model did not name as an item are not
     a product the store lacks unless the action is a product lookup.
     """
@@ -128,6 +130,11 @@ def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, G
     named = bool(grounding.products) and not grounding.via_pronoun
     if decision.item is None and action not in ("find_product", "update_count") and grounding.unknown:
         grounding = replace(grounding, unknown=None)
+    dealt_with = OwnerWords(text=text, numbers=words.numbers).asks_acknowledge
+    if action != "alerts" and _ALERT.search(text) and (action != "low_stock" or dealt_with):
+        # "any alerts?", "dismiss the paneer alert": the store's alerts, never a product called "alerts";
+        # "any stock alerts today" read as the low-stock list is a true answer too, and is kept.
+        return replace(decision, action="alerts"), replace(grounding, unknown=None)
     if action == "update_count" and not words.numbers:
         decision = replace(decision, action="find_product", ask="count")
     elif action == "find_product" and not grounding.products and grounding.group:
