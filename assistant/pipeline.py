@@ -111,8 +111,6 @@ class _Turn:
 
 def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None] | None = None) -> TurnResult:
     """Run one owner request for ``store`` and return the public answer (see ``TurnResult``)."""
-    from assistant.guard import REFUSAL, get_guard
-
     clock = _Turn(on_event)
     text = " ".join(turn.text.split())[:MAX_TEXT]
     mode_name = str(turn.mode)
@@ -132,7 +130,8 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
         try:
             with turn_transaction(audit_turn):  # on failure the ledger rolls back and the turn's records stay
                 conversation = conversation_for(store=store, key=conversation.key, mode=mode_name)
-                outcome = _run(store, turn, text, conversation, audit_turn, clock, result, REFUSAL, get_guard)
+                outcome = _run(store, turn, text=text, conversation=conversation, audit_turn=audit_turn, clock=clock,
+                               result=result)
                 _remember(conversation, index, outcome, offered=heard.offered_words(turn.transcript, outcome))
         except DataBlocked as exc:  # fail closed: the ledger rolled back, the owner told what to check
             outcome = _data_blocked(clock, audit_turn, result, exc)
@@ -143,7 +142,8 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
             result.tool_calls = []
             event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="error", data={"error": type(exc).__name__},
                          outcome=Record.Outcome.ERROR, error=str(exc)[:500])
-        if index == 1 and outcome.outcome not in (Outcome.ERROR, Outcome.BLOCKED):  # open alerts first (alerts.delivery)
+        # Open alerts first (alerts.delivery), unless the answer is the alerts themselves ("any alerts?").
+        if index == 1 and outcome.action != "alerts" and outcome.outcome not in (Outcome.ERROR, Outcome.BLOCKED):
             outcome.reply = spoken_preface(store=store, actor=turn.actor, channel=turn.channel, reply=outcome.reply)
         result.action = outcome.action
         result.reply = outcome.reply
@@ -165,7 +165,14 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
     return result
 
 
-def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, get_guard) -> ModeOutcome:
+def _run(store: Store, turn: TurnInput, *, text: str, conversation, audit_turn, clock: _Turn,
+         result: TurnResult) -> ModeOutcome:
+    """The turn's stages inside its transaction: normalise, guard, code phrases or the mode, output guard.
+
+    Fills ``result``'s normalised words, guard verdicts and tool calls; the caller records the rest.
+    """
+    from assistant.guard import REFUSAL, get_guard  # loaded on the first turn, not at import
+
     with clock.stage(Stage.NORMALIZE):
         lexicon = lexicon_for(store.business_type.slug)
         words = normalize(text, lexicon)
@@ -182,7 +189,7 @@ def _run(store, turn, text, conversation, audit_turn, clock, result, refusal, ge
                      duration_ms=verdict.duration_ms)
         if not verdict.safe:
             unavailable = verdict.category == UNAVAILABLE
-            return ModeOutcome(action=None, reply=UNAVAILABLE_REFUSAL if unavailable else refusal,
+            return ModeOutcome(action=None, reply=UNAVAILABLE_REFUSAL if unavailable else REFUSAL,
                                outcome=Outcome.BLOCKED)
 
     with clock.stage(Stage.INPUT_GUARD):  # every mode's prompt reads the catalog

@@ -21,9 +21,9 @@ from tenants.context import use_store
 pytestmark = pytest.mark.django_db
 
 
-def _turn(store, text, routed, actor, conversation=None):
+def _turn(store, text, routed, actor, conversation=None, channel="api"):
     with fake_models(Role.ROUTER, default=routed):
-        return run_turn(store=store, turn=TurnInput(text=text, conversation=conversation, channel="api", actor=actor))
+        return run_turn(store=store, turn=TurnInput(text=text, conversation=conversation, channel=channel, actor=actor))
 
 
 def _open(store):
@@ -136,3 +136,10 @@ def test_an_alert_restocked_since_is_not_said_as_if_it_still_held(store, owner, 
 
     assert result.reply == ('No open alert holds now: 1 was restocked since (say "clear the alerts" to put it away), '
                             "and nothing is at or below its reorder point.")
+
+
+def test_asked_first_thing_by_voice_the_alerts_are_said_once_not_prefaced_again(store, owner, after_commit):
+    with after_commit():
+        sell(store, make_product(store), 7)
+    result = _turn(store, "any alerts", {"action": "alerts"}, f"user:{owner.pk}", channel="voice")
+    assert result.reply == "One open alert: Mustard oil is down to 3."  # no "Before you ask: ..." before it
