@@ -143,3 +143,12 @@ def test_asked_first_thing_by_voice_the_alerts_are_said_once_not_prefaced_again(
         sell(store, make_product(store), 7)
     result = _turn(store, "any alerts", {"action": "alerts"}, f"user:{owner.pk}", channel="voice")
     assert result.reply == "One open alert: Mustard oil is down to 3."  # no "Before you ask: ..." before it
+
+
+def test_of_two_products_named_the_reply_names_the_one_whose_alert_was_put_away(store, owner, after_commit):
+    make_product(store, "Atta", stock=9, reorder_point=5)
+    with after_commit():
+        sell(store, make_product(store), 7)
+    result = _turn(store, "dismiss the atta and mustard oil alerts",
+                   {"action": "alerts", "item": "atta and mustard oil"}, f"user:{owner.pk}")
+    assert result.reply == "Done: the Mustard oil alert is put away." and _open(store) == []

@@ -201,7 +201,9 @@ def alerts(ctx: TurnContext, decision: Decision) -> ModeOutcome:
         done = ctx.call_tool("dismiss_alert", {"alertId": alert["alertId"]})
         if not done.ok:
             return _failure(ctx, done, "alerts")
-    return ModeOutcome(action="alerts", reply=replies.alerts_dismissed(names, len(chosen)),
+    # Named: the products whose alerts were put away, not every product the owner named.
+    put_away = [alert["product"] for alert in chosen if alert.get("product")] if names else []
+    return ModeOutcome(action="alerts", reply=replies.alerts_dismissed(put_away, len(chosen)),
                        last_product=names[0] if names else None)
 
 
