@@ -98,3 +98,40 @@ class BenchmarkTurn(models.Model):
 
     def __str__(self) -> str:
         return f"Turn {self.index} of benchmark run {self.run_id}"
+
+
+class RegressionCase(models.Model):
+    """A live turn a platform admin marked as a regression case: its words, what it must do, and the
+    catalog state it needs, captured so it replays on a fresh store of its own (store-independent).
+
+    No store, user, credential or conversation key is kept: ``source_turn`` is the audit turn's id
+    (for the admin's own look-up, not a key; the turn may be gone), ``context`` the earlier turns'
+    words when the whole conversation was marked, ``expect`` the bench checks
+    (``lab.bench.checks``), ``store`` the business type, time zone, currency and the products the
+    turn read or wrote with their counts, prices and locations as the turn saw them.
+    """
+
+    title = models.CharField(max_length=120)
+    say = models.TextField(help_text="The turn's words, as heard.")
+    context = models.JSONField(default=list, blank=True, help_text="Earlier turns' words, replayed first, unchecked.")
+    category = models.CharField(max_length=40, default="regression")
+    expect = models.JSONField(help_text="The bench checks the replayed turn must pass.")
+    store = models.JSONField(help_text="Business type, time zone, currency and the captured products.")
+    mode = models.CharField(max_length=20, help_text="The mode the live turn ran in.")
+    note = models.TextField(blank=True, help_text="Why it was marked: what went wrong.")
+    source_turn = models.PositiveBigIntegerField(null=True, blank=True, help_text="The audit turn's id, when marked.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"Regression case {self.pk}: {self.title}"
+
+    def as_suite_case(self) -> dict:
+        """The case as one entry of a captured suite's ``cases`` (``lab.bench.suite``)."""
+        return {
+            "id": f"case-{self.pk}", "say": self.say, "context": list(self.context), "category": self.category,
+            "expect": dict(self.expect), "store": dict(self.store), "mode": self.mode,
+            **({"note": self.note} if self.note else {}),
+        }

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard.views import ops
+from dashboard.views import ops, regressions
 
 app_name = "ops"
 
@@ -8,6 +8,9 @@ urlpatterns = [
     path("", ops.stores, name="stores"),
     path("audit/", ops.audit, name="audit"),
     path("audit/turns/<int:turn_id>/", ops.turn_detail, name="turn"),
+    path("audit/turns/<int:turn_id>/regression/", regressions.turn_mark, name="turn-mark"),
+    path("audit/regressions/", regressions.regressions, name="regressions"),
+    path("audit/regressions/<int:case_id>/delete/", regressions.regression_delete, name="regression-delete"),
     path("audit/calls/", ops.calls, name="calls"),
     path("audit/calls/<int:record_id>/", ops.record_detail, name="record"),
     path("metrics/", ops.metrics_page, name="metrics"),

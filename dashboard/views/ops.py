@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from audit.models import Channel, Record, SqlStatement, Turn
 from dashboard import metrics
+from dashboard.views.regressions import regression_form
 from identity.permissions import platform_admin_required
 from tenants.models import Store
 
@@ -133,7 +134,7 @@ def _pretty(value: Any) -> str:
 @require_GET
 @staff_required
 def turn_detail(request: HttpRequest, turn_id: int) -> HttpResponse:
-    turn = get_object_or_404(Turn.objects.select_related("store"), pk=turn_id)
+    turn = get_object_or_404(Turn.objects.select_related("store__business_type"), pk=turn_id)
     records = list(
         Record.objects.filter(turn=turn)
         .select_related("credential")
@@ -163,7 +164,7 @@ def turn_detail(request: HttpRequest, turn_id: int) -> HttpResponse:
     return render(request, "dashboard/ops/turn.html", {
         "section": "audit", "turn": turn, "steps": steps, "stages": list((turn.stages or {}).items()),
         "guard": (turn.result or {}).get("guard") or {}, "result_json": _pretty(turn.result),
-        "sql_count": sum(len(s["statements"]) for s in steps),
+        "sql_count": sum(len(s["statements"]) for s in steps), "regression_form": regression_form(turn),
     })
 
 

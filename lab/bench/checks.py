@@ -6,6 +6,9 @@ short line saying which check failed and what was seen; a turn passes when none 
 
 The checks:
 
+- ``action``: the turn's action (``find_product``, ``draft_restock``, ``confirm``...) is this one.
+- ``product``: some tool call's arguments name this product (``item``, or ``item`` inside a list
+  such as place_reorder's ``items``), case-insensitively.
 - ``tools``: each listed tool was called and at least one of its calls succeeded.
 - ``tools_not``: none of the listed tools was called, even unsuccessfully (a refused write is
   still a wrong decision); ``"*"`` means no tool call at all (client-side actions included).
@@ -122,6 +125,28 @@ def turn_failures(expect: Mapping[str, Any], *, result: TurnResult, before: Ledg
 
 def _names(names: Sequence[str]) -> str:
     return ", ".join(names) if names else "none"
+
+
+def _check_action(expected: str, seen: _Seen) -> str | None:
+    actual = seen.result.action or "none"
+    return None if _fold(actual) == _fold(expected) else f"the turn's action was {actual}, expected {expected}"
+
+
+def _named_items(arguments: Any) -> list[str]:
+    if not isinstance(arguments, Mapping):
+        return []
+    names = [arguments["item"]] if isinstance(arguments.get("item"), str) else []
+    for value in arguments.values():
+        if isinstance(value, list):
+            names += [entry["item"] for entry in value if isinstance(entry, Mapping) and isinstance(entry.get("item"), str)]
+    return names
+
+
+def _check_product(expected: str, seen: _Seen) -> str | None:
+    named = [name for call in seen.calls for name in _named_items(call.get("arguments"))]
+    if any(_fold(name).strip() == _fold(expected) for name in named):
+        return None
+    return f"no tool call named {expected} (named: {_names(named)})"
 
 
 def _check_tools(expected: Sequence[str], seen: _Seen) -> str | None:
@@ -311,6 +336,8 @@ def _check_ledger_unchanged(expected: bool, seen: _Seen) -> str | None:
 
 
 CHECKS: dict[str, Callable[[Any, _Seen], str | None]] = {
+    "action": _check_action,
+    "product": _check_product,
     "tools": _check_tools,
     "tools_not": _check_tools_not,
     "args": _check_args,

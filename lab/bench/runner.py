@@ -20,8 +20,8 @@ from assistant.models import BenchmarkRun, BenchmarkTurn
 from inference.base import InferenceError, Role
 from lab.bench.checks import ledger_snapshot, turn_failures
 from lab.bench.report import run_stats
-from lab.bench.stores import ACTOR, bench_store_create, bench_store_delete
-from lab.bench.suite import Suite
+from lab.bench.stores import ACTOR, bench_store_create, bench_store_delete, captured_store_create
+from lab.bench.suite import Suite, SuiteTurn
 from tenants.models import Store
 
 # The model roles each mode can call in a turn (the guard judges every request).
@@ -95,7 +95,7 @@ def warm_up(*, mode: str, log: Callable[[str], None] = lambda line: None) -> dic
 
 
 def model_calls(*, store: Store, conversation: str, index: int) -> list[dict]:
-    """The turn's model calls as the audit recorded them: role, purpose and duration, in order."""
+    """The turn's model calls as the audit recorded them: role, purpose, duration and tokens, in order."""
     from audit.models import Record
     from tenants.context import use_store
 
@@ -104,7 +104,9 @@ def model_calls(*, store: Store, conversation: str, index: int) -> list[dict]:
             store=store, kind=Record.Kind.MODEL_CALL, turn__conversation=conversation, turn__index=index
         ).order_by("id")
         return [
-            {"role": record.name, "purpose": (record.data or {}).get("purpose", ""), "ms": round(record.duration_ms, 1)}
+            {"role": record.name, "purpose": (record.data or {}).get("purpose", ""), "ms": round(record.duration_ms, 1),
+             "prompt_tokens": (record.data or {}).get("prompt_tokens"),
+             "completion_tokens": (record.data or {}).get("completion_tokens")}
             for record in records
         ]
 
@@ -128,41 +130,35 @@ def suite_run(
     progress: bool = True,
     on_turn: Callable[[BenchmarkTurn], None] | None = None,
 ) -> RunOutcome:
-    """Run every turn of ``suite`` in one conversation on a fresh demo store and record the results."""
+    """Run every turn of ``suite`` in one conversation on a fresh demo store and record the results.
+
+    A suite of replayed cases runs each case on a fresh store of its own, holding the products the
+    case captured: its context turns first (unchecked), then its turn, in one conversation.
+
+    Raises:
+        BenchError: a replayed case's store cannot be built (the message names the case).
+    """
     from tqdm import tqdm
 
-    from assistant.pipeline import run_turn
-    from assistant.types import Mode, TurnInput
-
     roles = role_models(mode)
-    store = bench_store_create(label=f"{mode}-{run_number}", seed=seed)
+    store = None if suite.replayed else bench_store_create(label=f"{mode}-{run_number}", seed=seed)
     run = BenchmarkRun.objects.create(
         suite=suite.name[:80], mode=mode, variant=variant[:40], run_number=run_number, turns_total=len(suite.turns),
         model=", ".join(f"{role}={info['model'] or info['backend']}" for role, info in roles.items())[:200],
-        store_slug=store.slug,
-        settings={"roles": roles, "suite_file": suite.source, "seed": seed, "kept_store": keep, **(settings or {})},
+        store_slug=store.slug if store is not None else "",
+        settings={"roles": roles, "suite_file": suite.source, "seed": seed, "kept_store": keep,
+                  **({"replayed_cases": True} if suite.replayed else {}), **(settings or {})},
     )
     turns: list[BenchmarkTurn] = []
     conversation: str | None = None
     bar = tqdm(suite.turns, desc=f"run {run_number} ({mode})", unit="turn", disable=not progress, leave=False)
     try:
         for turn in bar:
-            before = ledger_snapshot(store=store, sales_args=(turn.expect.get("reply_sales") or {}).get("args"))
-            started = time.perf_counter()
-            result = run_turn(
-                store=store,
-                turn=TurnInput(text=turn.say, mode=Mode(mode), conversation=conversation, channel="system", actor=ACTOR),
-            )
-            wall_ms = (time.perf_counter() - started) * 1000
-            conversation = result.conversation
-            after = ledger_snapshot(store=store)
-            failures = turn_failures(turn.expect, result=result, before=before, after=after)
-            record = BenchmarkTurn.objects.create(
-                run=run, index=turn.index, category=turn.category[:40], say=turn.say, passed=not failures,
-                failures=failures, latency_ms=round(wall_ms, 1),
-                answer={**result.as_dict(), "outcome": str(result.outcome)}, stages=dict(result.stages),
-                model_calls=model_calls(store=store, conversation=result.conversation, index=result.turn),
-            )
+            if suite.replayed:
+                record = _case_run(turn, run=run, mode=mode, keep=keep)
+            else:
+                assert store is not None
+                record, conversation = _turn_run(turn, run=run, mode=mode, store=store, conversation=conversation)
             turns.append(record)
             bar.set_postfix(passed=sum(t.passed for t in turns), failed=sum(not t.passed for t in turns))
             if on_turn is not None:
@@ -180,9 +176,54 @@ def suite_run(
         run.p90_ms = stats.p90_ms
         run.finished_at = timezone.now()
         run.save()
-        if not keep:
+        if store is not None and not keep:
             bench_store_delete(store=store)
     return RunOutcome(run=run, turns=turns, kept_store=keep)
+
+
+def _say(store: Store, *, text: str, mode: str, conversation: str | None):
+    from assistant.pipeline import run_turn
+    from assistant.types import Mode, TurnInput
+
+    return run_turn(store=store, turn=TurnInput(text=text, mode=Mode(mode), conversation=conversation,
+                                                channel="system", actor=ACTOR))
+
+
+def _turn_run(turn: SuiteTurn, *, run: BenchmarkRun, mode: str, store: Store,
+              conversation: str | None) -> tuple[BenchmarkTurn, str]:
+    """Say one suite turn in the conversation, check it against the ledger around it, and record it."""
+    before = ledger_snapshot(store=store, sales_args=(turn.expect.get("reply_sales") or {}).get("args"))
+    started = time.perf_counter()
+    result = _say(store, text=turn.say, mode=mode, conversation=conversation)
+    wall_ms = (time.perf_counter() - started) * 1000
+    after = ledger_snapshot(store=store)
+    failures = turn_failures(turn.expect, result=result, before=before, after=after)
+    record = BenchmarkTurn.objects.create(
+        run=run, index=turn.index, category=turn.category[:40], say=turn.say, passed=not failures,
+        failures=failures, latency_ms=round(wall_ms, 1),
+        answer={**result.as_dict(), "outcome": str(result.outcome), **({"case": turn.case} if turn.case else {})},
+        stages=dict(result.stages),
+        model_calls=model_calls(store=store, conversation=result.conversation, index=result.turn),
+    )
+    return record, result.conversation
+
+
+def _case_run(turn: SuiteTurn, *, run: BenchmarkRun, mode: str, keep: bool) -> BenchmarkTurn:
+    """A replayed case on a fresh store of its captured products: its context said first, then its turn."""
+    assert turn.store is not None
+    try:
+        store = captured_store_create(label=f"{turn.case}-{mode}", spec=dict(turn.store))
+    except (ValueError, ImproperlyConfigured) as exc:
+        raise BenchError(f"Case {turn.case} ({turn.say!r}): its store cannot be built: {exc}") from exc
+    try:
+        conversation: str | None = None
+        for text in turn.context:
+            conversation = _say(store, text=text, mode=mode, conversation=conversation).conversation
+        record, _conversation = _turn_run(turn, run=run, mode=mode, store=store, conversation=conversation)
+        return record
+    finally:
+        if not keep:
+            bench_store_delete(store=store)
 
 
 def summary_json(outcomes: Sequence[RunOutcome], *, warm: dict[str, float] | None = None) -> dict:

@@ -68,3 +68,71 @@ def migrations_pending() -> list[str]:
     executor = MigrationExecutor(connection)
     plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
     return [f"{migration.app_label}.{migration.name}" for migration, _backwards in plan]
+
+
+# A replayed case's store: what ``assistant.regressions`` captured, nothing of the live store's identity.
+PRODUCT_KEYS = frozenset({
+    "name", "aliases", "unit", "category", "pack_size", "location", "shelf_note", "stock", "par_level",
+    "reorder_point", "price", "unit_cost", "supplier",
+})
+MAX_CAPTURED_PRODUCTS = 200
+
+
+def captured_store_problem(spec: object) -> str | None:
+    """What is wrong with a captured store's description, or None when it can be built."""
+    if not isinstance(spec, dict):
+        return "must be an object with business_type, timezone, currency and products."
+    for key in ("business_type", "timezone", "currency"):
+        if not isinstance(spec.get(key), str) or not spec[key].strip():
+            return f"{key!r} must be a non-empty string."
+    products = spec.get("products")
+    if not isinstance(products, list) or not 0 < len(products) <= MAX_CAPTURED_PRODUCTS:
+        return f"'products' must be a list of 1 to {MAX_CAPTURED_PRODUCTS} products."
+    names: set[str] = set()
+    for number, product in enumerate(products, start=1):
+        if not isinstance(product, dict) or not isinstance(product.get("name"), str) or not product["name"].strip():
+            return f"product {number} must be an object with a 'name'."
+        extra = sorted(set(product) - PRODUCT_KEYS)
+        if extra:
+            return f"product {product['name']!r}: unknown key {extra[0]!r}."
+        stock = product.get("stock")
+        if not isinstance(stock, int) or isinstance(stock, bool) or stock < 0:
+            return f"product {product['name']!r}: 'stock' must be a whole number (0 or more)."
+        if product["name"].casefold() in names:
+            return f"product {product['name']!r} is listed twice."
+        names.add(product["name"].casefold())
+    return None
+
+
+def captured_store_create(*, label: str, spec: dict) -> Store:
+    """A new store holding exactly the products a replayed case captured (its business type, zone and currency).
+
+    Raises:
+        ValueError: the business type does not exist here, or a product's fields cannot be used.
+    """
+    from decimal import Decimal
+
+    from ledger.errors import LedgerError
+    from ledger.services import product_create
+    from tenants.models import BusinessType
+
+    if not BusinessType.objects.filter(slug=spec["business_type"]).exists():
+        raise ValueError(f"The case's business type {spec['business_type']!r} does not exist here.")
+    suffix = secrets.token_hex(3)
+    slug = f"replay-{slugify(label)[: 50 - len('replay--') - len(suffix)].strip('-')}-{suffix}"
+    with transaction.atomic():
+        store = store_create(
+            name=STORE_NAME, slug=slug, business_type=spec["business_type"], timezone=spec["timezone"],
+            currency=spec["currency"], owner=bench_owner(), owner_name=OWNER_NAME,
+        )
+        with use_store(store):
+            for product in spec["products"]:
+                values = {key: value for key, value in product.items() if value not in (None, "")}
+                for money in ("price", "unit_cost"):
+                    if money in values:
+                        values[money] = Decimal(str(values[money]))
+                try:
+                    product_create(store=store, actor=ACTOR, **values)
+                except LedgerError as exc:
+                    raise ValueError(f"Product {product['name']!r} cannot be created: {exc}") from exc
+    return Store.objects.select_related("business_type").get(pk=store.pk)

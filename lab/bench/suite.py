@@ -7,6 +7,12 @@ The file is JSON::
        "expect": {"tools": ["get_inventory"], "reply_stock_of": "Chana dal", "ledger_unchanged": true}},
       ...]}
 
+A suite of replayed cases (``"store": "captured"``, written by ``manage.py regressions export``
+or read from the marked cases by ``bench --suite regressions``) has ``cases`` instead of
+``turns``: each is one checked turn (``say``, ``category``, ``expect``) with the words said before
+it (``context``, replayed first and not checked) and the store it runs on (``store``: business
+type, time zone, currency and products, ``lab.bench.stores.captured_store_problem``).
+
 Each ``expect`` key is one machine-evaluated check (``lab.bench.checks`` says what each
 means). Loading validates everything up front, so a typo in the suite fails before any model
 runs, with a message naming the turn and the key.
@@ -26,11 +32,13 @@ SIMULATOR_TOOLS = frozenset({"play_demo", "play_guide"})
 MEDIA_KINDS = frozenset({"photo", "video", "audio"})
 GUARD_VERDICTS = frozenset({"safe", "unsafe"})
 EXPECT_KEYS = (
-    "tools", "tools_not", "args", "reply_any", "reply_all", "reply_none", "reply_stock_of", "reply_price_of",
+    "action", "product", "tools", "tools_not", "args", "reply_any", "reply_all", "reply_none", "reply_stock_of", "reply_price_of",
     "reply_sales", "media", "guard", "pending_draft", "orders_added", "stock_after", "ledger_unchanged",
 )
 TURN_KEYS = frozenset({"say", "category", "expect", "id", "note"})
-STORES = ("demo",)
+CASE_KEYS = TURN_KEYS | {"context", "store", "mode"}
+STORES = ("demo", "captured")
+MAX_CONTEXT = 20
 
 
 class SuiteError(ValueError):
@@ -45,6 +53,9 @@ class SuiteTurn:
     say: str
     category: str
     expect: Mapping[str, Any]
+    context: tuple[str, ...] = ()  # a replayed case: the words said before it, replayed unchecked
+    store: Mapping[str, Any] | None = None  # a replayed case: the store it runs on (captured)
+    case: str = ""  # a replayed case's id
 
 
 @dataclass(frozen=True)
@@ -66,6 +77,11 @@ class Suite:
         """Only the turns of ``category``, in order (each keeps its index in the whole suite)."""
         return Suite(name=self.name, version=self.version, store=self.store, source=self.source,
                      turns=tuple(turn for turn in self.turns if turn.category == category))
+
+    @property
+    def replayed(self) -> bool:
+        """Whether each turn is a replayed case on a store of its own (``store`` "captured")."""
+        return self.store == "captured"
 
 
 def demo_catalog_names() -> frozenset[str]:
@@ -110,9 +126,10 @@ def suite_parse(
     store = data.get("store", "demo")
     if store not in STORES:
         raise SuiteError(f"{source}: unknown store {store!r}; suites run on: {', '.join(STORES)}.")
-    raw_turns = data.get("turns")
+    listed = "cases" if store == "captured" else "turns"
+    raw_turns = data.get(listed)
     if not isinstance(raw_turns, list) or not raw_turns:
-        raise SuiteError(f"{source}: 'turns' must be a non-empty list.")
+        raise SuiteError(f"{source}: '{listed}' must be a non-empty list.")
     version = data.get("version", 1)
     if not isinstance(version, int) or isinstance(version, bool):
         raise SuiteError(f"{source}: 'version' must be a whole number.")
@@ -121,19 +138,48 @@ def suite_parse(
         catalog=frozenset(catalog) if catalog is not None else demo_catalog_names(),
         tools=frozenset(tools) if tools is not None else known_tools(),
     )
-    turns = tuple(validator.turn(index, raw) for index, raw in enumerate(raw_turns, start=1))
+    if store == "captured":
+        turns = tuple(validator.case(index, raw) for index, raw in enumerate(raw_turns, start=1))
+    else:
+        turns = tuple(validator.turn(index, raw) for index, raw in enumerate(raw_turns, start=1))
     name = data.get("name") or Path(source).stem
     return Suite(name=str(name), version=version, store=store, turns=turns, source=source)
 
 
 class _Validator:
-    def __init__(self, *, source: str, catalog: frozenset[str], tools: frozenset[str]) -> None:
+    def __init__(self, *, source: str, catalog: frozenset[str], tools: frozenset[str],
+                 label: str = "demo catalog") -> None:
+        self.label = label
         self.source = source
         self.catalog = catalog
         self.tools = tools
 
-    def turn(self, index: int, raw: Any) -> SuiteTurn:
-        where = f"{self.source}, turn {index}"
+    def case(self, index: int, raw: Any) -> SuiteTurn:
+        """A replayed case: its store first (its products are the catalog its checks name), then its turn."""
+        from lab.bench.stores import captured_store_problem
+
+        where = f"{self.source}, case {index}"
+        if not isinstance(raw, dict):
+            raise SuiteError(f"{where}: a case is an object with 'say', 'category', 'expect' and 'store'.")
+        extra = sorted(set(raw) - CASE_KEYS)
+        if extra:
+            raise SuiteError(f"{where}: unknown case key {extra[0]!r}; a case has: {', '.join(sorted(CASE_KEYS))}.")
+        problem = captured_store_problem(raw.get("store"))
+        if problem:
+            raise SuiteError(f"{where}: store: {problem}")
+        context = raw.get("context", [])
+        if (not isinstance(context, list) or len(context) > MAX_CONTEXT
+                or not all(isinstance(text, str) and text.strip() for text in context)):
+            raise SuiteError(f"{where}: 'context' must be a list of at most {MAX_CONTEXT} non-empty strings.")
+        own = _Validator(source=self.source, tools=self.tools, label="case's captured products",
+                         catalog=frozenset(product["name"] for product in raw["store"]["products"]))
+        turn = own.turn(index, {key: raw[key] for key in TURN_KEYS if key in raw}, what="case")
+        return SuiteTurn(index=turn.index, say=turn.say, category=turn.category, expect=turn.expect,
+                         context=tuple(text.strip() for text in context), store=raw["store"],
+                         case=str(raw.get("id") or f"case-{index}"))
+
+    def turn(self, index: int, raw: Any, *, what: str = "turn") -> SuiteTurn:
+        where = f"{self.source}, {what} {index}"
         if not isinstance(raw, dict):
             raise SuiteError(f"{where}: a turn is an object with 'say', 'category' and 'expect'.")
         say = raw.get("say")
@@ -166,6 +212,11 @@ class _Validator:
 
     # Each returns a problem, or None when the value is fine.
 
+    def _action(self, value: Any) -> str | None:
+        if not isinstance(value, str) or not value.strip() or len(value) > 40:
+            return "must be an action's name (find_product, draft_restock, confirm...)."
+        return None
+
     def _product(self, name: Any) -> str | None:
         if not isinstance(name, str) or not name:
             return "a product name must be a non-empty string."
@@ -175,7 +226,7 @@ class _Validator:
         folded = {item.casefold(): item for item in self.catalog}
         if name.casefold() in folded:
             hint = [folded[name.casefold()]]
-        return f"{name!r} is not a product of the demo catalog" + (f" (did you mean {hint[0]!r}?)." if hint else ".")
+        return f"{name!r} is not a product of the {self.label}" + (f" (did you mean {hint[0]!r}?)." if hint else ".")
 
     def _tool_names(self, value: Any) -> str | None:
         if not isinstance(value, list) or not value or not all(isinstance(tool, str) for tool in value):

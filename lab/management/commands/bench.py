@@ -1,7 +1,8 @@
 """python manage.py bench --suite FILE | --routing FILE [--mode router|native|small] [--repeat N] [--k K] [--group LABEL] [--json OUT]
 
 Runs a benchmark suite through the real pipeline: each run on a fresh demo store (or, for a
-suite of replayed cases, a fresh store per case holding the catalog the case captured), the
+suite of replayed cases, a fresh store per case holding the catalog the case captured:
+``--suite regressions`` reads the cases marked in the audit explorer), the
 turns in order in one conversation, the results stored in BenchmarkRun/BenchmarkTurn. Prints a
 per-turn table, the pass rate with a 95% Wilson interval, median / p90 turn latency, the
 per-stage split and the model-call durations by role (from the audit), then a summary across runs.
@@ -25,6 +26,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from assistant.types import Mode
 from lab.bench import report
 from lab.bench.passk import PassKError, group_runs, group_trials, passk_table, passk_text
+from lab.bench.regressions import SUITE_NAME, regressions_suite
 from lab.bench.runner import (
     BenchError,
     RunOutcome,
@@ -41,7 +43,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         which = parser.add_mutually_exclusive_group(required=True)
-        which.add_argument("--suite", help="The suite file, e.g. assistant/data/suites/owner_session.json.")
+        which.add_argument("--suite", help="The suite file, e.g. assistant/data/suites/owner_session.json, "
+                                            "or 'regressions': the turns marked in the audit explorer.")
         which.add_argument("--routing", help="A routing set, e.g. assistant/data/routing_set.json (router mode).")
         parser.add_argument("--mode", default=Mode.ROUTER.value, choices=[mode.value for mode in Mode])
         parser.add_argument("--repeat", "--runs", dest="runs", type=int, default=1,
@@ -105,7 +108,10 @@ class Command(BaseCommand):
 
     def _suite(self, options) -> Suite:
         try:
-            suite = suite_load(options["suite"])
+            if options["suite"] == SUITE_NAME and not Path(SUITE_NAME).exists():
+                suite = regressions_suite()  # the cases marked in the audit explorer
+            else:
+                suite = suite_load(options["suite"])
         except SuiteError as exc:
             raise CommandError(str(exc)) from exc
         if options["category"]:
