@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard.views import ops, regressions
+from dashboard.views import compare, ops, regressions
 
 app_name = "ops"
 
@@ -14,6 +14,7 @@ urlpatterns = [
     path("audit/calls/", ops.calls, name="calls"),
     path("audit/calls/<int:record_id>/", ops.record_detail, name="record"),
     path("metrics/", ops.metrics_page, name="metrics"),
+    path("metrics/compare/", compare.compare, name="compare"),
     path("metrics/runs/<int:run_id>/", ops.run_detail, name="run"),
     path("metrics/bench/", ops.bench_start, name="bench-start"),
     path("metrics/bench/<str:job>/progress.json", ops.bench_progress, name="bench-progress"),
