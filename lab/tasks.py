@@ -44,8 +44,12 @@ class BenchStartError(ValueError):
 
 
 def suite_names() -> list[str]:
-    """The suite files the page offers (``assistant/data/suites/*.json``)."""
-    return sorted(path.name for path in SUITES_DIR.glob("*.json"))
+    """The suite files the page offers (``assistant/data/suites/*.json``), and the marked regression cases."""
+    from assistant.models import RegressionCase
+    from lab.bench.regressions import SUITE_NAME
+
+    files = sorted(path.name for path in SUITES_DIR.glob("*.json"))
+    return files + ([SUITE_NAME] if RegressionCase.objects.exists() else [])
 
 
 def mode_names() -> list[str]:
@@ -165,11 +169,12 @@ def benchmark_run_task(*, job: str, suite: str, mode: str, limit: int | None = N
 
 
 def _run_suite(*, job: str, suite: str, mode: str, limit: int | None) -> int | None:
+    from lab.bench.regressions import SUITE_NAME, regressions_suite
     from lab.bench.runner import BenchError, suite_run
     from lab.bench.suite import SuiteError, suite_load
 
     try:
-        loaded = suite_load(SUITES_DIR / suite).limited(limit)
+        loaded = (regressions_suite() if suite == SUITE_NAME else suite_load(SUITES_DIR / suite)).limited(limit)
     except (SuiteError, OSError) as exc:
         _progress_set(job, state="failed", error=str(exc)[:300])
         return None

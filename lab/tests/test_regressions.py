@@ -228,3 +228,22 @@ def test_a_broken_captured_case_is_refused_naming_the_case(tmp_path, db):
     suite.write_text(json.dumps({"store": "captured", "cases": [case]}))
     with pytest.raises(CommandError, match=r"case 1: store: product 'Atta': 'stock' must be a whole number"):
         _bench("--suite", str(suite))
+
+
+def test_the_metrics_page_runs_the_marked_cases_like_any_suite(admin_client, demo, token, settings,
+                                                              django_capture_on_commit_callbacks):
+    def offered():
+        return [name for name, _label in admin_client.get("/ops/metrics/").context["form"].fields["suite"].choices]
+
+    assert "regressions" not in offered()  # nothing marked yet
+    _mark(admin_client, _live_gur_mistake(token), action="find_product", product="Jaggery")
+    assert offered()[-1] == "regressions"
+    settings.DASHBOARD_BENCH_INLINE = True
+
+    with _router(RIGHT), django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post("/ops/metrics/bench/", {"suite": "regressions", "mode": "router"},
+                                     HTTP_ACCEPT="application/json")
+
+    assert response.status_code == 202
+    run = BenchmarkRun.objects.get()
+    assert (run.suite, run.status, run.turns_total, run.turns_passed) == ("regressions", "done", 1, 1)
