@@ -83,10 +83,15 @@ class ExpectedOutcome:
 
 
 def action_choices(business_type: str) -> tuple[str, ...]:
-    """The actions a turn of this business type can have: the router pack's and code's own."""
+    """The actions a turn of this business type can have: the router pack's (if it has one) and code's own."""
+    from django.core.exceptions import ImproperlyConfigured
+
     from assistant.modes.router.prompt import router_pack
 
-    return tuple(router_pack(business_type).action_names) + CODE_ACTIONS
+    try:
+        return tuple(router_pack(business_type).action_names) + CODE_ACTIONS
+    except ImproperlyConfigured:  # a business type without a router pack: its turns still have code's actions
+        return CODE_ACTIONS
 
 
 def regression_case_create(*, turn: Turn, expected: ExpectedOutcome, whole_conversation: bool = False,

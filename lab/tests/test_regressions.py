@@ -177,9 +177,10 @@ def test_the_case_keeps_no_credential_store_identity_or_personal_data(admin_clie
         assert secret not in saved
 
 
-def test_another_stores_owner_can_neither_see_nor_mark_cases(client, demo, token, other_owner):
+@pytest.mark.parametrize("who", ["other_owner", "owner"])
+def test_store_owners_can_neither_see_nor_mark_cases_not_even_of_their_own_turns(client, demo, token, who, request):
     turn = _live_gur_mistake(token)
-    client.force_login(other_owner)
+    client.force_login(request.getfixturevalue(who))
 
     assert _mark(client, turn, action="find_product").status_code == 403
     assert client.get("/ops/audit/regressions/").status_code == 403
@@ -247,3 +248,10 @@ def test_the_metrics_page_runs_the_marked_cases_like_any_suite(admin_client, dem
     assert response.status_code == 202
     run = BenchmarkRun.objects.get()
     assert (run.suite, run.status, run.turns_total, run.turns_passed) == ("regressions", "done", 1, 1)
+
+
+def test_a_business_type_without_a_router_pack_offers_codes_actions_only():
+    from assistant.regressions import CODE_ACTIONS, action_choices
+
+    assert action_choices("no-such-type") == CODE_ACTIONS
+    assert "find_product" in action_choices("grocery") and "confirm" in action_choices("grocery")
