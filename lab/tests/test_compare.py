@@ -133,3 +133,12 @@ def test_the_compare_page_shows_the_same_figures_to_platform_admins_only(stored_
     other = Client()
     other.force_login(owner)
     assert other.get("/ops/metrics/compare/", {"suite": "mini-compare"}).status_code == 403
+
+
+def test_without_stored_runs_the_page_says_how_to_make_some_and_the_command_refuses(db):
+    admin = Client()
+    admin.force_login(UserFactory(username="olga", email="olga@shelfwise.example", platform_admin=True))
+    page = admin.get("/ops/metrics/compare/")
+    assert page.status_code == 200 and "No finished benchmark run yet" in page.content.decode()
+    with pytest.raises(CommandError, match="No finished benchmark run yet"):
+        call_command("compare_modes")
