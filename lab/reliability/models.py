@@ -63,8 +63,8 @@ def model_spec(name: str) -> ModelSpec:
     raise ModelError(f"Unknown model {name!r}: use one of {', '.join(NAMED)}, gguf:PATH or openai:MODEL@URL.")
 
 
-def backend_for(spec: ModelSpec) -> InferenceBackend:
-    """A new backend for ``spec`` (the model loads on first use or ``warm_up``)."""
+def backend_for(spec: ModelSpec, *, n_ctx: int = N_CTX) -> InferenceBackend:
+    """A new backend for ``spec`` (the model loads on first use or ``warm_up``); ``n_ctx``: llama.cpp's context."""
     if spec.kind == "openai":
         from inference.openai_http import OpenAIHttpBackend
 
@@ -75,5 +75,5 @@ def backend_for(spec: ModelSpec) -> InferenceBackend:
 
     threads = env_int("SHELFWISE_LLAMACPP_THREADS", 0, minimum=0, maximum=512)  # as for the runtime's roles
     return LlamaCppBackend(role=Role.GENERAL, model_path=Path(spec.path) if spec.path else None,
-                           options=LlamaCppOptions(n_ctx=N_CTX, n_threads=threads, lora=spec.lora),
+                           options=LlamaCppOptions(n_ctx=n_ctx, n_threads=threads, lora=spec.lora),
                            setting="the model name")
