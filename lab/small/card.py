@@ -9,6 +9,20 @@ from pathlib import Path
 from typing import Any
 
 
+def cpu_description() -> str:
+    """The CPU's model name, core count and bfloat16 units, from ``/proc/cpuinfo`` (empty where there is none)."""
+    import os
+
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    model = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")), "")
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
+    units = [flag for flag in ("amx_bf16", "avx512_bf16") if flag in flags] or ["no bf16 units"]
+    return f"{model}, {os.cpu_count()} cores, {', '.join(units)}"
+
+
 @dataclass
 class Card:
     config: dict[str, Any]
@@ -26,6 +40,7 @@ class Card:
     trainable_parameters: int = 0
     dev_loss: float | None = None
     machine: str = field(default_factory=lambda: f"{platform.processor() or platform.machine()}")
+    cpu: str = field(default_factory=lambda: cpu_description())
     torch: str = ""
     finished: bool = False
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.small.card import Card, write
+from lab.small.precision import Masters
 from lab.small.train import (
     RUN_FIELDS,
     TrainConfig,
@@ -46,7 +47,8 @@ def run(config: TrainConfig) -> int:
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     model, inner = build_model(config, base)
-    parameters = [p for p in model.parameters() if p.requires_grad]
+    masters = Masters([(name, p) for name, p in model.named_parameters() if p.requires_grad])
+    parameters = masters.params
     optimizer = torch.optim.AdamW(parameters, lr=config.lr, weight_decay=config.weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: lr_factor(step, warmup=config.warmup_steps, total=len(steps)))
@@ -57,14 +59,16 @@ def run(config: TrainConfig) -> int:
         "tokens_per_epoch": sum(lengths), "trained_tokens_per_epoch": sum(e.trained for e in examples),
         "padded_tokens_per_epoch": _padded(steps, lengths, config), "epochs": config.epochs,
     }
-    done = _resume(config, out, model, optimizer, scheduler, card)
+    done = _resume(config, out, masters, optimizer, scheduler, card)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-    finished = _steps(config, out, model, inner, optimizer, scheduler, card, steps, examples, done, pad)
+    finished = _steps(config, out, (model, inner, masters), optimizer, scheduler, card, steps, examples, done, pad)
     if not finished:
+        if config.lora:
+            _export_adapter(out, model, card, base)  # the adapter so far: a stopped run can be measured
         print(f"Stopped after {card.optimizer_steps}/{len(steps)} steps ({config.max_minutes:g} min this sitting); "
               f"run the same command again to continue from {out / STATE}.", flush=True)
         return 0
-    _finish(config, out, model, inner, card, tokenizer, base, pad)
+    _finish(config, out, (model, inner, masters), card, tokenizer, base, pad)
     return 0
 
 
@@ -78,21 +82,17 @@ def _padded(steps: list[list[int]], lengths: list[int], config: TrainConfig) -> 
     return total
 
 
-def _trainable_state(model: Any) -> dict[str, Any]:
-    return {name: p.detach().clone() for name, p in model.named_parameters() if p.requires_grad}
-
-
-def _save_state(out: Path, config: TrainConfig, model: Any, optimizer: Any, scheduler: Any, card: Card) -> None:
+def _save_state(out: Path, config: TrainConfig, masters: Masters, optimizer: Any, scheduler: Any, card: Card) -> None:
     import torch
 
     partial = out / (STATE + ".partial")
-    torch.save({"run": {k: getattr(config, k) for k in RUN_FIELDS}, "weights": _trainable_state(model),
+    torch.save({"run": {k: getattr(config, k) for k in RUN_FIELDS}, "weights": masters.state(),
                 "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(), "card": card.to_json()},
                partial)
     partial.replace(out / STATE)  # atomic: a stop while saving keeps the previous state
 
 
-def _resume(config: TrainConfig, out: Path, model: Any, optimizer: Any, scheduler: Any, card: Card) -> int:
+def _resume(config: TrainConfig, out: Path, masters: Masters, optimizer: Any, scheduler: Any, card: Card) -> int:
     """Load ``out/resume.pt`` when it belongs to this run; the number of steps already done."""
     import torch
 
@@ -105,10 +105,7 @@ def _resume(config: TrainConfig, out: Path, model: Any, optimizer: Any, schedule
         changed = sorted(k for k in wanted if state["run"].get(k) != wanted[k])
         raise SystemExit(f"{path} was saved by a run with other settings ({', '.join(changed)}); "
                          "use the same options, another --out, or --no-resume.")
-    named = dict(model.named_parameters())
-    with torch.no_grad():
-        for name, value in state["weights"].items():
-            named[name].copy_(value)
+    masters.load(state["weights"])
     optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])
     saved = Card.from_json(state["card"])
@@ -118,16 +115,16 @@ def _resume(config: TrainConfig, out: Path, model: Any, optimizer: Any, schedule
     return card.optimizer_steps
 
 
-def _steps(config: TrainConfig, out: Path, model: Any, inner: Any, optimizer: Any, scheduler: Any, card: Card,
-           steps: list[list[int]], examples: list[Any], done: int, pad: int) -> bool:
+def _steps(config: TrainConfig, out: Path, models: tuple[Any, Any, Masters], optimizer: Any, scheduler: Any,
+           card: Card, steps: list[list[int]], examples: list[Any], done: int, pad: int) -> bool:
     """Run steps from ``done``; True when the plan is finished, False when this sitting's time is up."""
     import torch
     from tqdm import tqdm
 
     from lab.small.batches import micro_batches
 
+    model, inner, masters = models
     lengths = [len(e.input_ids) for e in examples]
-    parameters = [p for p in model.parameters() if p.requires_grad]
     model.train()
     sitting = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "from_step": done, "load_before": os.getloadavg()[0]}
     card.sittings.append(sitting)
@@ -139,11 +136,14 @@ def _steps(config: TrainConfig, out: Path, model: Any, inner: Any, optimizer: An
         trained = sum(examples[i].trained for i in members)
         total = 0.0
         for piece in micro_batches(members, lengths, config.micro_tokens):
-            loss = batch_loss(inner, [examples[i] for i in piece], pad=pad, trained=trained)
+            loss = batch_loss(inner, [examples[i] for i in piece], pad=pad, trained=trained,
+                              precision=config.precision)
             loss.backward()
             total += float(loss.detach())
-        torch.nn.utils.clip_grad_norm_(parameters, config.grad_clip)
+        masters.gradients_in()
+        torch.nn.utils.clip_grad_norm_(masters.params, config.grad_clip)
         optimizer.step()
+        masters.weights_out()
         scheduler.step()
         optimizer.zero_grad(set_to_none=True)
         now = time.monotonic()
@@ -157,39 +157,51 @@ def _steps(config: TrainConfig, out: Path, model: Any, inner: Any, optimizer: An
         sitting.update(to_step=step + 1, seconds=round(now - started, 1), load_after=os.getloadavg()[0])
         if config.max_minutes and now - started > config.max_minutes * 60 and step + 1 < len(steps):
             bar.close()
-            _save_state(out, config, model, optimizer, scheduler, card)
+            _save_state(out, config, masters, optimizer, scheduler, card)
             return False
         if now - last_save > config.save_every_min * 60:
-            _save_state(out, config, model, optimizer, scheduler, card)
+            _save_state(out, config, masters, optimizer, scheduler, card)
             last_save = now
     bar.close()
-    _save_state(out, config, model, optimizer, scheduler, card)
+    _save_state(out, config, masters, optimizer, scheduler, card)
     return True
 
 
-def _finish(config: TrainConfig, out: Path, model: Any, inner: Any, card: Card, tokenizer: Any, base: Path,
-            pad: int) -> None:
+def _finish(config: TrainConfig, out: Path, models: tuple[Any, Any, Masters], card: Card, tokenizer: Any,
+            base: Path, pad: int) -> None:
     """Dev loss, the adapter (PEFT folder and GGUF) or full weights, the card and curve; optionally install."""
     from assistant.modes.small.base_model import SHIPPED_CHECKPOINT
     from lab.small.batches import encode
 
+    model, inner, masters = models
     model.eval()
     dev_path = Path(config.data) / "dev.jsonl"
     if config.dev_records and dev_path.is_file():
         dev = [e for r in load_records(dev_path)[: config.dev_records] if (e := encode(r, tokenizer, config.max_len))]
-        card.dev_loss = round(dev_loss(inner, dev, pad=pad, micro_tokens=config.micro_tokens), 4)
+        card.dev_loss = round(dev_loss(inner, dev, pad=pad, micro_tokens=config.micro_tokens,
+                                       precision=config.precision), 4)
     card.finished = True
     if config.lora:
-        from lab.small.gguf_adapter import peft_dir_to_gguf
-
-        model.save_pretrained(str(out))
-        peft_dir_to_gguf(out, out / "adapter.gguf", base_dir=base)
+        _export_adapter(out, model, card, base)
     else:
+        import torch
+
+        model.to(torch.float32)  # the float32 masters, not their bfloat16 roundings
+        masters.weights_out()
         model.save_pretrained(str(out), safe_serialization=True)
         tokenizer.save_pretrained(str(out))
-    write(card, out)
+        write(card, out)
     print(f"Saved to {out}: {card.optimizer_steps} steps, {card.tokens_seen:,} tokens, {card.wall_s / 60:.1f} min "
           f"({card.tokens_per_s():.0f} tokens/s), dev loss {card.dev_loss}.", flush=True)
     if config.install and config.lora:
         install(out, SHIPPED_CHECKPOINT)
         print(f"Installed the adapter, card and curve in {SHIPPED_CHECKPOINT}.", flush=True)
+
+
+def _export_adapter(out: Path, model: Any, card: Card, base: Path) -> None:
+    """The PEFT adapter, ``adapter.gguf`` (what llama.cpp loads), the card and the curve, as trained so far."""
+    from lab.small.gguf_adapter import peft_dir_to_gguf
+
+    model.save_pretrained(str(out))
+    peft_dir_to_gguf(out, out / "adapter.gguf", base_dir=base)
+    write(card, out)

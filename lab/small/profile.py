@@ -1,92 +1,124 @@
 """Time one training step of the small model's base on this CPU, part by part: forward, head + loss, backward, AdamW.
 
-``python -m lab.small.profile [--configs full32,lora32,lora32top12,freeze20] [--rows 4 --len 128 --steps 2]``
+``python -m lab.small.profile [--configs full-fp32,lora-bf16] [--rows 8 --len 224 --steps 3]``
 (``--base``: the dequantised base folder that ``smallmodel train`` creates, ``var/models/smollm2-135m``).
-Configs: ``full32`` (every weight, fp32), ``fullbf16ac`` (bf16 autocast), ``fullbf16w`` (bf16 weights),
-``lora32`` (LoRA r16 on all layers), ``lora32topN`` (LoRA on the top N layers), ``freezeN`` (full
-fine-tune above the bottom N layers). Random token ids, a third of the positions labelled like the data.
-Run it under the heavy lock
-it prints one JSON line per config.
+
+A config is ``<what>-<precision>``. What: ``full`` (every weight), ``lora`` (LoRA r16 on all
+layers), ``loratopN`` (LoRA on the top N layers), ``freezeN`` (full fine-tune above the bottom N
+layers). Precision (``lab.small.precision``): ``fp32``, ``bf16ac`` (bfloat16 autocast over float32
+weights), ``bf16`` (bfloat16 weights; float32 masters of the trained weights, which the optimizer
+steps, the time to copy them counted in ``optimizer``). The older names still work: ``full32`` =
+``full-fp32``, ``fullbf16ac`` = ``full-bf16ac``, ``fullbf16w`` = ``full-bf16``, ``lora32`` =
+``lora-fp32``, ``lora32topN`` = ``loratopN-fp32``.
+
+The model is built by the trainer's own ``build_model`` and trained through its ``Masters``, on
+random token ids with the last third of each row labelled (the data's share). Run it under the
+heavy lock; it prints one JSON line per config (median seconds per part over ``--steps`` steps
+after one warm-up step, and tokens/s of the whole step).
 """
+from __future__ import annotations
+
 import argparse
 import json
+import os
 import time
+from typing import Any
 
-import torch
-from transformers import AutoModelForCausalLM
+LEGACY = {"full32": "full-fp32", "fullbf16ac": "full-bf16ac", "fullbf16w": "full-bf16", "lora32": "lora-fp32"}
+PRECISION = {"fp32": "fp32", "bf16ac": "bf16-autocast", "bf16": "bf16"}
+
+
+def parse(name: str) -> dict[str, Any]:
+    """A config name as trainer options: ``{"lora": bool, "lora_layers": n, "freeze_layers": n, "precision": str}``.
+
+    Raises:
+        ValueError: a name this module does not know.
+    """
+    name = LEGACY.get(name, name)
+    if name.startswith("lora32top"):
+        name = "loratop" + name[len("lora32top"):] + "-fp32"
+    what, _, precision = name.partition("-")
+    if precision not in PRECISION:
+        raise ValueError(f"unknown precision in {name!r}; use one of {', '.join(PRECISION)}")
+    options: dict[str, Any] = {"lora": False, "lora_layers": 0, "freeze_layers": 0, "precision": PRECISION[precision]}
+    if what == "full":
+        pass
+    elif what == "lora":
+        options["lora"] = True
+    elif what.startswith("loratop") and what[7:].isdigit():
+        options.update(lora=True, lora_layers=int(what[7:]))
+    elif what.startswith("freeze") and what[6:].isdigit():
+        options["freeze_layers"] = int(what[6:])
+    else:
+        raise ValueError(f"unknown config {name!r}")
+    return options
+
+
+def step_times(config: Any, base: str, ids: Any, labels: Any, steps: int) -> dict[str, Any]:
+    """Median seconds per part of ``steps`` training steps (after one warm-up step) of one config."""
+    from pathlib import Path
+
+    import torch
+
+    from lab.small.precision import Masters, autocast
+    from lab.small.train import build_model
+
+    model, inner = build_model(config, Path(base))
+    model.train()
+    masters = Masters([(n, p) for n, p in model.named_parameters() if p.requires_grad])
+    optimizer = torch.optim.AdamW(masters.params, lr=1e-5)
+    times: dict[str, list[float]] = {"forward": [], "head_loss": [], "backward": [], "optimizer": []}
+    for step in range(steps + 1):
+        t0 = time.perf_counter()
+        with autocast(config.precision):
+            hidden = inner.model(input_ids=ids).last_hidden_state
+        t1 = time.perf_counter()
+        with autocast(config.precision):
+            targets = labels[:, 1:]
+            where = targets != -100
+            logits = inner.lm_head(hidden[:, :-1][where]).float()
+        loss = torch.nn.functional.cross_entropy(logits, targets[where])
+        t2 = time.perf_counter()
+        loss.backward()
+        t3 = time.perf_counter()
+        masters.gradients_in()
+        torch.nn.utils.clip_grad_norm_(masters.params, 0.3)
+        optimizer.step()
+        masters.weights_out()
+        optimizer.zero_grad(set_to_none=True)
+        t4 = time.perf_counter()
+        if step:
+            for key, value in zip(times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+                times[key].append(value)
+    median = {key: sorted(values)[len(values) // 2] for key, values in times.items()}
+    total = sum(median.values())
+    return {"tok_s": round(ids.numel() / total, 1), **{k: round(v, 3) for k, v in median.items()},
+            "trainable_M": round(sum(p.numel() for p in masters.params) / 1e6, 2)}
 
 
 def main() -> None:
-    p = argparse.ArgumentParser()
-    p.add_argument("--configs", default="full32,fullbf16ac,lora32,lora32top12,freeze18")
-    p.add_argument("--rows", type=int, default=8)
-    p.add_argument("--len", type=int, default=128)
-    p.add_argument("--steps", type=int, default=3)
-    p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--base", default="var/models/smollm2-135m")
-    a = p.parse_args()
-    torch.set_num_threads(a.threads)
-    base = a.base
+    import torch
+
+    from lab.small.train import TrainConfig
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--configs", default="full-fp32,full-bf16ac,full-bf16,lora-fp32,lora-bf16")
+    parser.add_argument("--rows", type=int, default=8)
+    parser.add_argument("--len", type=int, default=224)
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--base", default="var/models/smollm2-135m")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    ids = torch.randint(100, 40000, (a.rows, a.len))
+    ids = torch.randint(100, 40000, (args.rows, args.len))
     labels = ids.clone()
-    labels[:, : a.len * 2 // 3] = -100  # a third of positions labelled, like the data
-
-    def build(cfg):
-        model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.bfloat16 if cfg == "fullbf16w" else torch.float32)
-        if cfg.startswith("lora"):
-            from peft import LoraConfig, get_peft_model
-            kw = {}
-            if "top" in cfg:
-                n = int(cfg.split("top")[1])
-                kw["layers_to_transform"] = list(range(30 - n, 30))
-            model = get_peft_model(model, LoraConfig(r=16, lora_alpha=32, lora_dropout=0.0, task_type="CAUSAL_LM",
-                target_modules=["q_proj","k_proj","v_proj","o_proj","gate_proj","up_proj","down_proj"], **kw))
-            inner = model.get_base_model()
-        else:
-            inner = model
-        if cfg.startswith("freeze"):
-            k = int(cfg[6:])
-            for p_ in inner.model.embed_tokens.parameters():
-                p_.requires_grad_(False)
-            for layer in inner.model.layers[:k]:
-                for p_ in layer.parameters():
-                    p_.requires_grad_(False)
-        model.train()
-        return model, inner
-
-    out = {}
-    for cfg in a.configs.split(","):
-        model, inner = build(cfg)
-        params = [p_ for p_ in model.parameters() if p_.requires_grad]
-        opt = torch.optim.AdamW(params, lr=1e-5)
-        times = {"forward": [], "head_loss": [], "backward": [], "optimizer": []}
-        for step in range(a.steps + 1):
-            ac = torch.autocast("cpu", dtype=torch.bfloat16, enabled="bf16ac" in cfg)
-            t0 = time.perf_counter()
-            with ac:
-                hidden = inner.model(input_ids=ids).last_hidden_state
-            t1 = time.perf_counter()
-            with ac:
-                sl = labels[:, 1:]
-                where = sl != -100
-                logits = inner.lm_head(hidden[:, :-1][where]).float()
-                loss = torch.nn.functional.cross_entropy(logits, sl[where])
-            t2 = time.perf_counter()
-            loss.backward()
-            t3 = time.perf_counter()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-            t4 = time.perf_counter()
-            if step:
-                for k, v in zip(times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
-                    times[k].append(v)
-        med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
-        total = sum(med.values())
-        out[cfg] = {"tok_s": round(a.rows * a.len / total, 1), **{k: round(v, 3) for k, v in med.items()},
-                    "trainable_M": round(sum(p_.numel() for p_ in params) / 1e6, 2)}
-        print(cfg, json.dumps(out[cfg]), flush=True)
-        del model, inner, opt
+    labels[:, : args.len * 2 // 3] = -100  # a third of the positions labelled, like the data
+    for name in args.configs.split(","):
+        config = TrainConfig(**parse(name))
+        before = os.getloadavg()[0]
+        result = step_times(config, args.base, ids, labels, args.steps)
+        print(name, json.dumps({**result, "load_before": round(before, 2)}), flush=True)
 
 
 if __name__ == "__main__":

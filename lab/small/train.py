@@ -8,8 +8,10 @@ here (measured in the README, ``lab/small/profile.py``):
 - a short protocol: the ``Catalog`` line names only the products code found in the owner's
   words (``protocol.catalog_line_names``), earlier turns are compacted;
 - length-bucketed batches (``batches.plan``): near-zero padding without packing;
-- LoRA (default) or a full fine-tune (``--no-lora``, optionally ``--freeze-layers``), float32:
-  this CPU has no bfloat16 matrix units, where bf16 runs slower than fp32;
+- bfloat16 where the CPU has bfloat16 matrix units (AMX-BF16 or AVX512-BF16; ``--precision auto``,
+  the default): the base's weights in bfloat16 and the trained weights in float32
+  (``lab.small.precision``); float32 elsewhere, where bfloat16 is emulated and slower;
+- LoRA (default) or a full fine-tune (``--no-lora``, optionally ``--freeze-layers``);
 - torch threads set once (``--threads``, default the cores this process may use).
 
 Resumable: every ``--save-every-min`` minutes, and when ``--max-minutes`` for this sitting is
@@ -58,6 +60,7 @@ class TrainConfig:
     max_len: int = 384
     seed: int = 0
     threads: int = 0
+    precision: str = "auto"  # fp32, bf16-autocast, bf16 (bf16 weights, fp32 masters); auto: bf16 where the CPU has bf16 units
     max_minutes: float = 0.0  # stop this sitting (saving a resumable state) after this long; 0 = run to the end
     save_every_min: float = 10.0
     resume: bool = True
@@ -67,7 +70,7 @@ class TrainConfig:
 
 # The fields that decide what is trained: a saved state resumes only under the same ones.
 RUN_FIELDS = ("data", "epochs", "lr", "warmup_steps", "batch", "lora", "lora_r", "lora_alpha", "lora_layers",
-              "freeze_layers", "max_examples", "max_len", "seed", "grad_clip", "weight_decay")
+              "freeze_layers", "max_examples", "max_len", "seed", "grad_clip", "weight_decay", "precision")
 
 
 def _parse(argv: list[str] | None, options: dict[str, Any]) -> TrainConfig:
@@ -85,7 +88,26 @@ def _parse(argv: list[str] | None, options: dict[str, Any]) -> TrainConfig:
     for key, value in args.items():
         if value is not None and hasattr(config, key):
             setattr(config, key, value)
+    config.precision = resolve_precision(config.precision)
     return config
+
+
+def resolve_precision(precision: str) -> str:
+    """``auto`` as ``bf16`` where torch finds bfloat16 matrix units on this CPU, else ``fp32``; others as given.
+
+    Raises:
+        SystemExit: an unknown precision.
+    """
+    from lab.small.precision import PRECISIONS
+
+    if precision == "auto":
+        import torch
+
+        fast = torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported()
+        return "bf16" if fast else "fp32"
+    if precision not in PRECISIONS:
+        raise SystemExit(f"--precision must be auto or one of {', '.join(PRECISIONS)}, not {precision!r}.")
+    return precision
 
 
 def load_records(path: Path) -> list[dict[str, Any]]:
@@ -95,10 +117,11 @@ def load_records(path: Path) -> list[dict[str, Any]]:
 
 def build_model(config: TrainConfig, base: Path) -> tuple[Any, Any]:
     """(model to train, its inner causal LM) with only the configured parameters trainable."""
-    import torch
     from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(str(base), dtype=torch.float32)
+    from lab.small.precision import weights_dtype
+
+    model = AutoModelForCausalLM.from_pretrained(str(base), dtype=weights_dtype(config.precision))
     if config.lora:
         from peft import LoraConfig, get_peft_model
 
@@ -126,21 +149,23 @@ def lr_factor(step: int, *, warmup: int, total: int) -> float:
     return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
 
 
-def batch_loss(inner: Any, examples: list[Any], *, pad: int, trained: int) -> Any:
+def batch_loss(inner: Any, examples: list[Any], *, pad: int, trained: int, precision: str = "fp32") -> Any:
     """The summed token loss of one micro batch divided by the step's trained tokens (one big batch's mean)."""
     import torch
 
     from lab.small.batches import IGNORE, tensors
+    from lab.small.precision import autocast
 
     ids, labels, mask = tensors(examples, pad)
-    hidden = inner.model(input_ids=ids, attention_mask=mask).last_hidden_state
-    targets = labels[:, 1:]
-    where = targets != IGNORE
-    logits = inner.lm_head(hidden[:, :-1][where]).float()  # the head only where a label is
+    with autocast(precision):
+        hidden = inner.model(input_ids=ids, attention_mask=mask).last_hidden_state
+        targets = labels[:, 1:]
+        where = targets != IGNORE
+        logits = inner.lm_head(hidden[:, :-1][where]).float()  # the head only where a label is
     return torch.nn.functional.cross_entropy(logits, targets[where], reduction="sum") / max(1, trained)
 
 
-def dev_loss(inner: Any, examples: list[Any], *, pad: int, micro_tokens: int) -> float:
+def dev_loss(inner: Any, examples: list[Any], *, pad: int, micro_tokens: int, precision: str = "fp32") -> float:
     """Mean token loss on ``examples`` (no gradient)."""
     import torch
 
@@ -152,7 +177,7 @@ def dev_loss(inner: Any, examples: list[Any], *, pad: int, micro_tokens: int) ->
         for piece in micro_batches(list(range(len(examples))), lengths, micro_tokens):
             chosen = [examples[i] for i in piece]
             n = sum(e.trained for e in chosen)
-            total += float(batch_loss(inner, chosen, pad=pad, trained=1))
+            total += float(batch_loss(inner, chosen, pad=pad, trained=1, precision=precision))
             tokens += n
     return total / max(1, tokens)
 
