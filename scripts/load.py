@@ -5,10 +5,12 @@
     .venv/bin/python scripts/load.py seed --stores 200 --out var/up/load_stores.json
     # 2. drive it for a bounded time (client side only; prints a table and writes JSON)
     .venv/bin/python scripts/load.py run --url http://127.0.0.1:8014 --stores var/up/load_stores.json \\
-        --owners 20 --shoppers 8 --mcp 4 --duration 120 --out var/up/load_result.json
+        --owners 20 --ws-owners 4 --shoppers 8 --mcp 4 --duration 120 --out var/up/load_result.json
 
 Owners post typed turns (``POST /api/v1/turns``, each owner on its own store, the next turn as soon
-as the last answered); shoppers look products up on the shelf finder of random stores; MCP clients
+as the last answered); websocket owners hold the talk page's voice socket open on their own store
+(signed in with a session the seed made for the store's owner) and send typed turns over it, timed
+from the frame sent to the turn's ``done``; shoppers look products up on the shelf finder of random stores; MCP clients
 call ``get_inventory`` through the official MCP client; a probe reads ``/healthz`` every 200 ms.
 Per surface: requests, errors, throughput, p50 and p95 latency. With the models behind
 ``scripts/fake_model_server.py`` (paced like the bundled model) the figures measure the platform,
@@ -71,10 +73,26 @@ def seed(count: int, out: Path, api_scopes: list[str] | None = None) -> None:
             membership_add(store=store, user=owner, role=Membership.Role.OWNER)
         api = token_create(store=store, name="load api", scopes=api_scopes or ["api"])[1]
         mcp = token_create(store=store, name="load mcp", scopes=["mcp"])[1]
-        stores.append({"slug": slug, "api": api, "mcp": mcp})
+        owner = Membership.objects.filter(store=store, role=Membership.Role.OWNER).select_related("user").first()
+        stores.append({"slug": slug, "api": api, "mcp": mcp, "session": _session_for(owner.user) if owner else None})
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(stores))
     print(f"{count} stores ready in {time.perf_counter() - started:.0f} s -> {out}")
+
+
+def _session_for(user) -> str:
+    """A signed-in session for ``user`` (what the sign-in page would store), for the voice socket's cookie."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+    session = import_module(settings.SESSION_ENGINE).SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return session.session_key
 
 
 def jobs(since: str, until: str | None) -> dict:
@@ -192,6 +210,38 @@ async def owner(client, store: dict, stop: float, record: Recorder) -> None:
             record.add("turn (REST)", started, repr(exc)[:120])
 
 
+async def socket_owner(base: str, store: dict, stop: float, record: Recorder) -> None:
+    """One owner on the talk page: one voice socket held open, typed turns sent back to back over it."""
+    import websockets
+
+    url = base.replace("http", "ws", 1) + f"/ws/stores/{store['slug']}/voice"
+    headers = {"Cookie": f"{os.environ.get('SESSION_COOKIE_NAME', 'sessionid')}={store['session']}", "Origin": base}
+    conversation = None
+    while time.monotonic() < stop:
+        try:
+            async with websockets.connect(url, additional_headers=headers, open_timeout=15) as socket:
+                ready = json.loads(await asyncio.wait_for(socket.recv(), 15))
+                if ready.get("type") != "ready":
+                    raise RuntimeError(f"socket refused: {ready}")
+                while time.monotonic() < stop:
+                    started = time.perf_counter()
+                    await socket.send(json.dumps({"type": "text", "text": random.choice(OWNER_TURNS),
+                                                  "conversation": conversation}))
+                    error = None
+                    while True:
+                        event = json.loads(await asyncio.wait_for(socket.recv(), 180))
+                        if event.get("type") == "error":
+                            error = f"{event.get('code')}: {event.get('message', '')[:80]}"
+                        if event.get("type") == "done":
+                            result = event.get("result") or {}
+                            conversation = result.get("conversation", conversation)
+                            break
+                    record.add("turn (websocket)", started, error)
+        except Exception as exc:  # noqa: BLE001 - a dropped or refused socket is a counted error; reconnect
+            record.add("turn (websocket)", time.perf_counter(), repr(exc)[:120])
+            await asyncio.sleep(1)
+
+
 async def shopper(client, stores: list[dict], stop: float, record: Recorder) -> None:
     while time.monotonic() < stop:
         store = random.choice(stores)
@@ -236,8 +286,9 @@ async def drive(args) -> dict:
     import httpx
 
     stores = json.loads(Path(args.stores).read_text())
-    if len(stores) < args.owners + args.mcp:
-        raise SystemExit(f"{len(stores)} stores are too few for {args.owners} owners and {args.mcp} MCP clients.")
+    if len(stores) < args.owners + args.mcp + args.ws_owners:
+        raise SystemExit(f"{len(stores)} stores are too few for {args.owners} REST owners, {args.ws_owners} "
+                         f"websocket owners and {args.mcp} MCP clients.")
     record = Recorder()
     stop = time.monotonic() + args.duration
     limits = httpx.Limits(max_connections=args.owners + args.shoppers + 8)
@@ -245,6 +296,8 @@ async def drive(args) -> dict:
         tasks = [owner(client, stores[i], stop, record) for i in range(args.owners)]
         tasks += [shopper(client, stores, stop, record) for _ in range(args.shoppers)]
         tasks += [mcp_client(args.url, stores[args.owners + i], stop, record) for i in range(args.mcp)]
+        first_ws = args.owners + args.mcp
+        tasks += [socket_owner(args.url, stores[first_ws + i], stop, record) for i in range(args.ws_owners)]
         tasks.append(probe(client, stop, record))
         loads: list[float] = []
         sessions: list[tuple[int, int]] = []
@@ -272,6 +325,7 @@ def main() -> None:
     running.add_argument("--url", default="http://127.0.0.1:8014")
     running.add_argument("--stores", default=str(ROOT / "var/up/load_stores.json"))
     running.add_argument("--owners", type=int, default=20)
+    running.add_argument("--ws-owners", type=int, default=4, help="owners sending turns over the voice socket")
     running.add_argument("--shoppers", type=int, default=8)
     running.add_argument("--mcp", type=int, default=4)
     running.add_argument("--duration", type=float, default=120.0)

@@ -13,7 +13,9 @@ export WEB_WORKERS=${WEB_WORKERS:-2} TURN_CONCURRENCY=${TURN_CONCURRENCY:-8}
 FAKE_PORT=${FAKE_PORT:-8093}
 mkdir -p var/up
 if [[ -z ${REAL_MODELS:-} ]]; then
-  .venv/bin/python scripts/fake_model_server.py --port "$FAKE_PORT" --latency-ms "${FAKE_LATENCY_MS:-1100}" \
+  # The fake model server stands for a model host of its own: niced like the workers, so it takes
+  # the cores only as a separate machine would (not from the web process).
+  nice -n "${WORKER_NICE:-10}" .venv/bin/python scripts/fake_model_server.py --port "$FAKE_PORT" --latency-ms "${FAKE_LATENCY_MS:-1100}" \
     --jitter-ms "${FAKE_JITTER_MS:-400}" > var/up/fake_model.log 2>&1 &
   fake_pid=$!
   for role in ROUTER GUARD GENERAL; do
@@ -26,7 +28,7 @@ scripts/up.sh up || exit 1
 ( set -a; . var/up/env; set +a; .venv/bin/python scripts/load.py seed --stores "${LOAD_STORES:-200}" --out var/up/load_stores.json ) || exit 1
 echo "before: $(uptime)" > var/up/load_uptime.txt
 .venv/bin/python scripts/load.py run --url "http://127.0.0.1:$UP_PORT" --stores var/up/load_stores.json \
-  --owners "${LOAD_OWNERS:-20}" --shoppers "${LOAD_SHOPPERS:-8}" --mcp "${LOAD_MCP:-4}" --duration "${LOAD_S:-90}" \
+  --owners "${LOAD_OWNERS:-20}" --shoppers "${LOAD_SHOPPERS:-8}" --mcp "${LOAD_MCP:-4}" --ws-owners "${LOAD_WS_OWNERS:-4}" --duration "${LOAD_S:-90}" \
   --pg-dsn "postgresql://postgres@127.0.0.1:5432/$UP_DB" --out var/up/load_result.json | tee var/up/load_table.md
 echo "after: $(uptime)" >> var/up/load_uptime.txt
 # The worker's side: turn jobs of this run (queue wait, run time, done per minute inside the window).

@@ -126,3 +126,16 @@ def test_every_web_launch_caps_websocket_frames_at_the_documented_size(compose):
         "Dockerfile": _dockerfile_cmd(),
     }
     assert {name: flag(args) for name, args in launches.items()} == dict.fromkeys(launches, SERVER_MAX_FRAME)
+
+
+def test_workers_yield_the_cpu_to_the_web_process(compose):
+    """A turn's model time must not starve pages, /healthz and the shelf finder on a shared host: the
+    workers run niced natively (Procfile) and with a quarter of web's CPU weight in compose."""
+    services = compose["services"]
+    for name in ("worker-turns", "worker-jobs", "worker-bench"):
+        assert services[name]["cpu_shares"] < services["web"].get("cpu_shares", 1024), name
+    lines = dict(line.split(":", 1) for line in (ROOT / "Procfile").read_text().splitlines()
+                 if line and not line.startswith("#"))
+    for name in ("turns", "jobs", "bench"):
+        assert shlex.split(lines[name])[:3] == ["nice", "-n", "${WORKER_NICE:-10}"], name
+    assert "nice" not in lines["web"]
