@@ -227,6 +227,46 @@ async def owner(client, store: dict, stop: list[float], phase: list[str], asked:
             await turn(client, store, "yes", "order", qty, phase, asked, conversation=draft["conversation"])
 
 
+MODEL_QUESTIONS = ("what's the capital of australia", "how many grams are in a pound",
+                   "tell me something nice about mondays")
+UNAVAILABLE = "can't think right now"
+
+
+async def questioner(client, store: dict, stop: list[float], phase: list[str], model_turns: list[dict]) -> None:
+    """Questions no matcher answers (the router model, then the general model), one at a time: the
+    model-down bound is measured on turns that need a model, which the owners' writes never do."""
+    n = 0
+    while time.monotonic() < stop[0]:
+        entry = {"phase": phase[0], "text": MODEL_QUESTIONS[n % len(MODEL_QUESTIONS)], "status": None, "reply": ""}
+        n += 1
+        started = time.perf_counter()
+        try:
+            answer = await client.post("/api/v1/turns", json={"text": entry["text"]},
+                                       headers={"Authorization": f"Bearer {store['api']}"})
+            entry["status"] = answer.status_code
+            if answer.status_code == 200:
+                entry["reply"] = answer.json()["reply"]
+        except Exception as exc:  # noqa: BLE001 - a dropped connection is a counted answer
+            entry["status"] = type(exc).__name__
+        entry["seconds"] = round(time.perf_counter() - started, 2)
+        model_turns.append(entry)
+        await asyncio.sleep(1)
+
+
+def model_bound(model_turns: list[dict]) -> dict:
+    """Per phase: the model-bound turns, how long they took, and how many said the model was away."""
+    out = {}
+    for name in PHASES:
+        rows = [row for row in model_turns if row["phase"] == name]
+        if rows:
+            seconds = sorted(row["seconds"] for row in rows)
+            out[name] = {"turns": len(rows), "answered 200": sum(row["status"] == 200 for row in rows),
+                         "said unavailable": sum(UNAVAILABLE in row["reply"] for row in rows),
+                         "p50_s": seconds[len(seconds) // 2], "max_s": seconds[-1],
+                         "http 500": sum(row["status"] == 500 for row in rows)}
+    return out
+
+
 async def till(client, store: dict, stop: list[float], phase: list[str], asked: list[dict]) -> None:
     while time.monotonic() < stop[0]:
         key = f"faults-{uuid.uuid4().hex}"
@@ -263,11 +303,13 @@ async def load_with_faults(top: Topology, args, stores: list[dict], reports_due:
 
     phase = [PHASES[0]]
     asked: list[dict] = []
-    notes: dict[str, str] = {}
+    notes: dict[str, object] = {}
+    model_turns: list[dict] = []
     stop = [time.monotonic() + args.phase_s * len(PHASES)]  # the clients' deadline, moved by a wait
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{args.port}", timeout=60) as client:
         clients = [asyncio.create_task(owner(client, store, stop, phase, asked)) for store in stores[: args.owners]]
         clients += [asyncio.create_task(till(client, store, stop, phase, asked)) for store in stores[: args.tills]]
+        clients.append(asyncio.create_task(questioner(client, stores[-1], stop, phase, model_turns)))
         for name in PHASES:
             phase[0] = name
             began = time.monotonic()
@@ -306,6 +348,7 @@ async def load_with_faults(top: Topology, args, stores: list[dict], reports_due:
         log(f"drain: following {len(pending)} answers that were still running (bound {args.drain_s} s)")
         deadline = time.monotonic() + args.drain_s
         await asyncio.gather(*(follow(client, entry, tokens[entry["store"]], deadline) for entry in pending))
+    notes["model-bound turns"] = model_bound(model_turns)
     return asked, notes
 
 
@@ -388,6 +431,35 @@ def wait_for_emails(top: Topology, expected: int, limit: float) -> None:
     log(f"the daily reports had not all settled after {limit:.0f} s")
 
 
+def report(result: dict, notes: dict) -> None:
+    """The run's tables, as Markdown, for the README."""
+    columns = ("asked", "told done", "clean refusal", "unsettled at the end", "http 500", "lost", "applied twice",
+               "applied, not told")
+    print("| phase | what was done | " + " | ".join(columns) + " |")
+    print("| --- | --- | " + " | ".join("---" for _ in columns) + " |")
+    for phase in PHASES:
+        row = result["phases"].get(phase, {})
+        print(f"| {phase} | {notes.get(phase, '-')} | " + " | ".join(str(row.get(c, 0)) for c in columns) + " |")
+    bound = notes.get("model-bound turns") or {}
+    if bound:
+        print("\n| phase | model-bound turns | answered 200 | said the model is away | p50 s | max s | http 500 |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        for phase, row in bound.items():
+            print(f"| {phase} | {row['turns']} | {row['answered 200']} | {row['said unavailable']} | {row['p50_s']} "
+                  f"| {row['max_s']} | {row['http 500']} |")
+    print()
+    print("| write | " + " | ".join(columns) + " |")
+    print("| --- | " + " | ".join("---" for _ in columns) + " |")
+    for kind in KINDS:
+        row = result["kinds"].get(kind, {})
+        print(f"| {kind} | " + " | ".join(str(row.get(c, 0)) for c in columns) + " |")
+    print(f"\nemails: {result['emails']}; report dispatches: {result['dispatch']}")
+    print(f"turn jobs: {result['jobs']}")
+    print(f"outcomes: {result['outcomes']}")
+    print(f"run {result['run_s']} s; load average at the end {result['loadavg_end']}")
+
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stores", type=int, default=12)
@@ -449,23 +521,7 @@ def main() -> None:
     finally:
         top.down()
     Path(args.out).write_text(json.dumps(result, indent=2))
-    columns = ("asked", "told done", "clean refusal", "unsettled at the end", "http 500", "lost", "applied twice",
-               "applied, not told")
-    print("| phase | what was done | " + " | ".join(columns) + " |")
-    print("| --- | --- | " + " | ".join("---" for _ in columns) + " |")
-    for phase in PHASES:
-        row = result["phases"].get(phase, {})
-        print(f"| {phase} | {notes.get(phase, '-')} | " + " | ".join(str(row.get(c, 0)) for c in columns) + " |")
-    print()
-    print("| write | " + " | ".join(columns) + " |")
-    print("| --- | " + " | ".join("---" for _ in columns) + " |")
-    for kind in KINDS:
-        row = result["kinds"].get(kind, {})
-        print(f"| {kind} | " + " | ".join(str(row.get(c, 0)) for c in columns) + " |")
-    print(f"\nemails: {result['emails']}; report dispatches: {result['dispatch']}")
-    print(f"turn jobs: {result['jobs']}")
-    print(f"outcomes: {result['outcomes']}")
-    print(f"run {result['run_s']} s; load average at the end {result['loadavg_end']}")
+    report(result, notes)
 
 
 if __name__ == "__main__":
