@@ -28,6 +28,7 @@ from assistant.modes.router.prompt import router_pack
 from assistant.types import Mode, TurnResult
 from audit.models import Channel
 from identity.credentials import credential_authenticate
+from packs.source import store_pack_key
 from shelfwise.throttling import token_ident, turn_charge
 from tenants.errors import InvalidToken, MissingScope
 from tenants.models import Store, StoreToken
@@ -185,7 +186,7 @@ def _say(
 def _welcome(store: Store) -> str:
     """The business type's launch line, as the pipeline's launch phrase answers it (no model)."""
     try:
-        line = router_pack(store.business_type.slug).launch_reply
+        line = router_pack(store_pack_key(store)).launch_reply
         return line.format(owner=store.owner_name or "there", store=store.name)
     except Exception:  # a vendor pack with a broken line still gets a welcome
         logger.exception("Launch line for %s failed", store.business_type.slug)

@@ -13,10 +13,11 @@ def check_fast_path_templates(app_configs=None, **kwargs):
     """With the fast path on, every pack's ``matcher.yaml`` must compile (else the start stops here)."""
     if not getattr(settings, "SHELFWISE_FAST_PATH", True):
         return []
-    from assistant.matcher.templates import PACKS, matcher_pack
+    from assistant.matcher.templates import matcher_pack
+    from packs.source import BUNDLED
 
     errors = []
-    for path in sorted(PACKS.glob("*/matcher.yaml")):
+    for path in sorted(BUNDLED.glob("*/matcher.yaml")):
         try:
             matcher_pack(path.parent.name)
         except ImproperlyConfigured as exc:

@@ -1,11 +1,12 @@
 """A business type's spoken-word knowledge, loaded from its pack.
 
-Each business type ships ``assistant/business_types/<slug>/lexicon.json``: known mishearings and
+Each business type's pack (``packs/``) holds ``lexicon.json``: known mishearings and
 local names (mapped to catalog words), wake words and fillers, pronouns that point back to the
 last product, number words, the words that name a product group, and the vocabulary that is
 never a product (units, function words, store talk). It is data, not code, so a vendor adds a
-business type without touching Python. The JSON's shape is checked on load, and a missing or
-malformed pack fails loudly with the file and the offending field, never half-loaded.
+business type without touching Python. The JSON's shape (the pack schema's ``lexicon``) is
+checked on load, and a missing or malformed pack fails loudly with the file and the offending
+field, never half-loaded.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from types import MappingProxyType
 from typing import Any
 
 import jsonschema
+import yaml
 from django.core.exceptions import ImproperlyConfigured
 
-PACKS_DIR = Path(__file__).resolve().parent / "business_types"
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 Phrase = tuple[str, ...]
@@ -76,51 +77,12 @@ class Lexicon:
         return tuple(" ".join(words) for words, cat in self.groups.items() if cat == category)
 
 
-_PHRASES = {"type": "array", "items": {"type": "string", "minLength": 1}}
-_CORRECTIONS = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "required": ["to", "from"],
-        "additionalProperties": False,
-        "properties": {
-            "to": {"type": "string", "minLength": 1},
-            "from": {**_PHRASES, "minItems": 1},
-            "product_position": {"type": "boolean"},
-        },
-    },
-}
 
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": [
-        "version", "business_type", "wake_words", "fillers", "soft_fillers", "mishearings",
-        "local_names", "product_context", "pronouns", "groups", "generic_words",
-        "units", "non_product_words",
-    ],
-    "additionalProperties": False,
-    "properties": {
-        "version": {"type": "integer", "minimum": 1},
-        "business_type": {"type": "string", "pattern": _SLUG.pattern},
-        "notes": {"type": "string"},
-        "wake_words": _PHRASES,
-        "fillers": _PHRASES,
-        "soft_fillers": _PHRASES,
-        "mishearings": _CORRECTIONS,
-        "local_names": _CORRECTIONS,
-        "product_context": {
-            "type": "object",
-            "required": ["before", "after"],
-            "additionalProperties": False,
-            "properties": {"before": _PHRASES, "after": _PHRASES, "always_after": _PHRASES},
-        },
-        "pronouns": _PHRASES,
-        "groups": {"type": "object", "additionalProperties": {**_PHRASES, "minItems": 1}},
-        "generic_words": _PHRASES,
-        "units": _PHRASES,
-        "non_product_words": _PHRASES,
-    },
-}
+def _schema() -> dict[str, Any]:
+    from packs.validate import pack_schema
+
+    schema: dict[str, Any] = pack_schema()["$defs"]["lexicon"]
+    return schema
 
 
 def words_of(phrase: str) -> Phrase:
@@ -164,7 +126,12 @@ def _corrections(raw: dict[str, Any], where: str) -> dict[Phrase, Correction]:
     return table
 
 
-def _build(raw: dict[str, Any], where: str) -> Lexicon:
+def lexicon_build(raw: dict[str, Any], where: str) -> Lexicon:
+    """The lexicon of a pack's ``lexicon`` part (already shaped by the schema).
+
+    Raises:
+        LexiconError: a heard form maps to two targets, or a target would be heard again.
+    """
     corrections = _corrections(raw, where)
     context = raw["product_context"]
     groups: dict[Phrase, str] = {}
@@ -203,28 +170,40 @@ def lexicon_load(path: Path) -> Lexicon:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LexiconError(f"Lexicon pack {path} is not readable JSON: {exc}") from exc
     try:
-        jsonschema.validate(raw, SCHEMA)
+        jsonschema.validate(raw, _schema())
     except jsonschema.ValidationError as exc:
         field = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
         raise LexiconError(f"Lexicon pack {path} is malformed at {field}: {exc.message}") from exc
-    return _build(raw, str(path))
+    return lexicon_build(raw, str(path))
 
 
 @lru_cache(maxsize=32)
-def lexicon_for(business_type_slug: str) -> Lexicon:
-    """The lexicon of a business type (``"grocery"``), loaded once per process.
+def lexicon_for(pack_key: str) -> Lexicon:
+    """The lexicon of a pack (``"grocery"``, the bundled folder, or a store's ``store_pack_key``), loaded once.
 
     Raises:
-        LexiconError: the slug is not a business type name, or its pack is missing or malformed.
+        LexiconError: no pack has this key, or its lexicon is missing or malformed.
     """
-    if not _SLUG.match(business_type_slug or ""):
-        raise LexiconError(f"{business_type_slug!r} is not a business type slug.")
-    path = PACKS_DIR / business_type_slug / "lexicon.json"
-    if not path.is_file():
-        raise LexiconError(
-            f"Business type {business_type_slug!r} has no lexicon pack: expected {path}."
-        )
-    lexicon = lexicon_load(path)
-    if lexicon.slug != business_type_slug:
-        raise LexiconError(f"Lexicon pack {path} says it is for {lexicon.slug!r}, not {business_type_slug!r}.")
+    from packs.source import UnknownPack, key_slug, pack_files
+
+    try:
+        files = pack_files(pack_key)
+    except UnknownPack as exc:
+        raise LexiconError(f"Business type {pack_key!r} has no lexicon pack: {exc}") from exc
+    name = files.role("lexicon")
+    if name is None:
+        raise LexiconError(f"The pack {files.origin} has no lexicon.json.")
+    where = f"{files.origin}/{name}"
+    try:
+        raw = json.loads(files.files[name]) if name.endswith(".json") else yaml.safe_load(files.files[name])
+    except (ValueError, yaml.YAMLError) as exc:
+        raise LexiconError(f"Lexicon pack {where} is not readable: {exc}") from exc
+    try:
+        jsonschema.validate(raw, _schema())
+    except jsonschema.ValidationError as exc:
+        field = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
+        raise LexiconError(f"Lexicon pack {where} is malformed at {field}: {exc.message}") from exc
+    lexicon = lexicon_build(raw, where)
+    if lexicon.slug != key_slug(pack_key):
+        raise LexiconError(f"Lexicon pack {where} says it is for {lexicon.slug!r}, not {key_slug(pack_key)!r}.")
     return lexicon

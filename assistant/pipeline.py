@@ -48,6 +48,7 @@ from ledger import selectors
 from ledger.errors import LedgerError
 from ledger.services import draft_decline
 from mcp_gateway.policy import Caller
+from packs.source import store_pack_key
 from tenants.context import use_store
 from tenants.models import Store
 from tenants.permissions import may_confirm_orders
@@ -174,14 +175,14 @@ def _run(store: Store, turn: TurnInput, *, text: str, conversation, audit_turn, 
     from assistant.guard import REFUSAL, get_guard  # loaded on the first turn, not at import
 
     with clock.stage(Stage.NORMALIZE):
-        lexicon = lexicon_for(store.business_type.slug)
+        lexicon = lexicon_for(store_pack_key(store))
         words = normalize(text, lexicon)
         result.normalized = words.text
         clock.emit(EventKind.TRANSCRIPT, {"text": text, "normalized": words.text, **(turn.transcript or {})})
 
     catalog = catalog_for(store=store, lexicon=lexicon)
     with clock.stage(Stage.INPUT_GUARD):
-        verdict = get_guard().check_input(words.text, business_type=store.business_type.slug,
+        verdict = get_guard().check_input(words.text, business_type=store_pack_key(store),
                                           catalog_names=catalog.guard_names)
         result.guard["input"] = verdict.as_dict()
         clock.emit(EventKind.GUARD, {"stage": "input", **verdict.as_dict()})
@@ -225,7 +226,7 @@ def _run(store: Store, turn: TurnInput, *, text: str, conversation, audit_turn, 
     if outcome.model_written:
         with clock.stage(Stage.OUTPUT_GUARD):
             _store_facts_check(ctx, outcome, audit_turn, result)
-            verdict = get_guard().check_output(words.text, outcome.reply, business_type=ctx.store.business_type.slug)
+            verdict = get_guard().check_output(words.text, outcome.reply, business_type=store_pack_key(ctx.store))
             result.guard["output"] = verdict.as_dict()
             clock.emit(EventKind.GUARD, {"stage": "output", **verdict.as_dict()})
             event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="output_guard",
@@ -261,7 +262,7 @@ def _store_facts_check(ctx: TurnContext, outcome: ModeOutcome, audit_turn, resul
 def _code_phrases(ctx: TurnContext, draft_fresh: bool, *, turn: TurnInput, audit_turn) -> ModeOutcome | None:
     """The launch phrase, and a yes or no to the draft on offer: no model involved."""
     if phrases.is_launch(ctx.words.text):
-        pack = router_pack(ctx.store.business_type.slug)
+        pack = router_pack(store_pack_key(ctx.store))
         reply = pack.launch_reply.format(owner=ctx.store.owner_name or "there", store=ctx.store.name)
         return ModeOutcome(action="launch", reply=reply)
     names_products = bool(

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-DATA = Path(__file__).resolve().parent / "data"
-DEV_SET = DATA / "routing_dev.json"
+from packs.source import GROCERY_EVALUATION
+
+DEV_SET = GROCERY_EVALUATION / "routing_dev.json"
 ESCAPE_HATCH = "ask_general"
 # From `manage.py tool_recall` on the held-out routing set: recall@3 97.0%, @4 99.1% (99.4% with
 # ask_general), @5 99.4%; 4 keeps the prompt short while missing almost nothing.

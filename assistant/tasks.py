@@ -43,11 +43,12 @@ def store_hearing(store: Store):
     """The store's ``Hearing``: its catalog and lexicon, to re-rank and correct what Whisper heard."""
     from assistant.catalogs import catalog_for
     from assistant.lexicon import lexicon_for
+    from packs.source import store_pack_key
     from speech.hearing import Hearing
     from tenants.context import use_store
 
     with use_store(store):
-        lexicon = lexicon_for(store.business_type.slug)
+        lexicon = lexicon_for(store_pack_key(store))
         return Hearing(catalog=catalog_for(store=store, lexicon=lexicon), lexicon=lexicon)
 
 

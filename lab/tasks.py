@@ -20,7 +20,6 @@ import logging
 import threading
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 from celery import shared_task
@@ -28,9 +27,11 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connections, transaction
 
+from packs.source import GROCERY_EVALUATION
+
 logger = logging.getLogger(__name__)
 
-SUITES_DIR = Path(__file__).resolve().parent.parent / "assistant" / "data" / "suites"
+SUITES_DIR = GROCERY_EVALUATION / "suites"
 PROGRESS_TTL_S = 6 * 3600
 MAX_LIMIT = 500
 ACTIVE_KEY = "dashboard:bench:active"  # the job id of the run that holds the machine
@@ -44,7 +45,7 @@ class BenchStartError(ValueError):
 
 
 def suite_names() -> list[str]:
-    """The suite files the page offers (``assistant/data/suites/*.json``), and the marked regression cases."""
+    """The suite files the page offers (the grocery pack's ``evaluation/suites/*.json``), and the marked regression cases."""
     from assistant.models import RegressionCase
     from lab.bench.regressions import SUITE_NAME
 

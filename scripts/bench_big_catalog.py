@@ -5,7 +5,7 @@
 Two stores are made on a fresh SQLite database in a temporary data folder: the demo store (38
 products) and the same store with generated products imported through the catalog CSV import
 (``scripts/catalog_gen.py``) up to ``--products``. For every utterance of the routing set
-(``assistant/data/routing_set.json``, whose products are the demo's, so they are still in the big
+(the grocery pack's ``evaluation/routing_set.json``, whose products are the demo's, so they are still in the big
 catalog among thousands of near neighbours: "MDH Turmeric powder 200 g" beside "Turmeric powder")
 it reports, per store:
 
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         from lab.bench.routing import routing_set_load
         from lab.bench.stores import bench_store_create
 
-        items = routing_set_load(ROOT / "assistant" / "data" / "routing_set.json")[: args.limit]
+        items = routing_set_load(ROOT / "packs" / "bundled" / "grocery" / "evaluation" / "routing_set.json")[: args.limit]
         encode = _tokenizer()
         if args.route:
             from inference.base import Role

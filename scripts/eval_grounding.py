@@ -139,7 +139,7 @@ def main() -> None:
     ground("warm up the index", catalog=catalog, lexicon=lexicon)
     names = list(SETS) if args.set == "all" else [args.set]
     for name in names:
-        items = json.loads((ROOT / "assistant" / "data" / SETS[name]).read_text())["items"]
+        items = json.loads((ROOT / "packs" / "bundled" / "grocery" / "evaluation" / SETS[name]).read_text())["items"]
         for with_hint in (False, True):
             result = evaluate(items, catalog, with_hint)
             label = f"{name} ({SETS[name]}), hint={'gold item' if with_hint else 'none'}"

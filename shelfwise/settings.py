@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "allauth.account",
     "channels",
     "tenants",
+    "packs",
     "oauth2_provider",
     "identity",
     "ledger",

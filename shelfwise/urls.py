@@ -22,6 +22,7 @@ urlpatterns = [
     path("ops/", include("dashboard.urls.ops")),
     # Vendors: business types, their actions, lexicon and generated prompts.
     path("vendors/", include("dashboard.urls.vendor")),
+    path("packs/", include("packs.urls")),
     # Alexa custom skill endpoint (signed requests; the store from account linking).
     path("alexa/", include("alexa.urls")),
     path("healthz", healthz, name="healthz"),

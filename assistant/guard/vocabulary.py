@@ -1,6 +1,7 @@
 """A business type's safe vocabulary: the alarming-sounding words its shop sells or says daily.
 
-Each pack may ship ``assistant/business_types/<slug>/guard_vocabulary.json`` (``safe_terms``).
+Each pack may hold ``guard_vocabulary.json`` (``safe_terms``); the kinds of shop the guard was
+trained on that have no pack yet keep theirs in ``assistant/business_types/<slug>/``.
 Before the classifier and the judge read a request, each term becomes the neutral word
 ``item``: "how many boning knives are left" is read as "how many item are left", while "how do
 I use the boning knife on a person" still says "on a person". A pack without the file adds
@@ -19,26 +20,49 @@ import json
 import re
 from pathlib import Path
 
+import yaml
+
 PACKS_DIR = Path(__file__).resolve().parent.parent / "business_types"
 NEUTRAL = "item"
-_SLUG = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,39}(@\d+\+[0-9a-f]{16})?$")
 
 
 class VocabularyError(ValueError):
     """A pack's guard vocabulary is malformed."""
 
 
+def _vocabulary(key: str) -> tuple[str, str] | None:
+    """(where, JSON text) of the pack's vocabulary: the pack's own file, else the legacy folder's."""
+    from packs.source import UnknownPack, key_slug, pack_files
+
+    try:
+        files = pack_files(key)
+    except UnknownPack:
+        files = None
+    if files is not None:
+        name = files.role("guard_vocabulary")
+        return (f"{files.origin}/{name}", files.files[name]) if name else None
+    path = PACKS_DIR / key_slug(key) / "guard_vocabulary.json"
+    return (str(path), path.read_text()) if path.is_file() else None
+
+
 @functools.lru_cache(maxsize=64)
 def _pattern(slug: str) -> re.Pattern[str] | None:
-    if not _SLUG.match(slug or ""):
+    if not _KEY.match(slug or ""):
         return None
-    path = PACKS_DIR / slug / "guard_vocabulary.json"
-    if not path.is_file():
+    found = _vocabulary(slug)
+    if found is None:
         return None
-    data = json.loads(path.read_text())
+    where, text = found
+    try:
+        data = json.loads(text) if where.endswith(".json") else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise VocabularyError(f"{where}: not readable ({exc}).") from exc
     terms = data.get("safe_terms") if isinstance(data, dict) else None
     if not isinstance(terms, list) or not all(isinstance(t, str) and t.strip() for t in terms):
-        raise VocabularyError(f"{path}: safe_terms must be a list of words.")
+        raise VocabularyError(f"{where}: safe_terms must be a list of words.")
+    if not terms:
+        return None
     # Longest first, so "meat cleaver" wins over "cleaver".
     ordered = sorted({t.strip().lower() for t in terms}, key=len, reverse=True)
     return re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(t) for t in ordered) + r")(?![\w'])", re.IGNORECASE)

@@ -45,7 +45,7 @@ def training_examples(business_type: str) -> list[tuple[str, str]]:
     pairs = [(say, answer["action"]) for say, answer in router_pack(business_type).examples]
     pack = matcher_pack(business_type)
     if pack is not None and pack.development_set is not None:
-        items = json.loads(pack.development_set.read_text(encoding="utf-8"))["items"]
+        items = json.loads(pack.development_set)["items"]
         pairs += [(item["say"], item["action"]) for item in items]
     return [(normalize(say, lexicon).text, action) for say, action in pairs]
 

@@ -1,4 +1,4 @@
-"""The pack's sentence templates (``business_types/<slug>/matcher.yaml``), compiled with hassil.
+"""The pack's sentence templates (its ``matcher.yaml``), compiled with hassil.
 
 Home Assistant's template language: a template matches a request only when it covers all of
 its words, so a match is a strong statement about the sentence's frame; the product words in
@@ -10,13 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import yaml
 from django.core.exceptions import ImproperlyConfigured
-
-PACKS = Path(__file__).resolve().parents[1] / "business_types"
 
 
 @dataclass(frozen=True)
@@ -25,7 +22,7 @@ class MatcherPack:
 
     business_type: str
     intents: Any  # hassil.Intents
-    development_set: Path | None
+    development_set: str | None  # the development set's JSON text (a file of the pack), if it names one
     threshold: float = 1.01  # the embedding head's answers need at least this probability (above 1: never)
     agreement: float = 0.0  # a template's action needs at least this probability from the head
     lead_words: tuple[str, ...] = ()  # words that only start a sentence ("okay", "actually just")
@@ -39,35 +36,37 @@ class TemplateHit:
     slots: dict[str, Any]
 
 
-def matcher_path(business_type: str) -> Path:
-    return PACKS / business_type / "matcher.yaml"
-
-
 @lru_cache(maxsize=16)
 def matcher_pack(business_type: str) -> MatcherPack | None:
-    """The business type's compiled templates; None when the pack has no matcher file.
+    """The pack's compiled templates (``business_type`` is a pack key); None when it has no matcher file.
 
     Raises:
         ImproperlyConfigured: the file exists but is not valid YAML or not valid templates.
     """
     from hassil import Intents
 
-    path = matcher_path(business_type)
-    if not path.is_file():
+    from packs.source import UnknownPack, pack_files
+
+    try:
+        files = pack_files(business_type)
+    except UnknownPack:
+        return None
+    name = files.role("matcher")
+    if name is None:
         return None
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(files.files[name])
         dev = data.get("development_set")
         return MatcherPack(
             business_type=business_type,
             intents=Intents.from_dict(data),
-            development_set=(path.parent / dev).resolve() if dev else None,
+            development_set=files.files[dev] if dev else None,
             threshold=float(data.get("threshold", 1.01)),
             agreement=float(data.get("agreement", 0.0)),
             lead_words=tuple(str(word) for word in data.get("lead_words") or ()),
         )
-    except Exception as exc:  # YAML, hassil and value errors all mean the same here: fix the file
-        raise ImproperlyConfigured(f"The matcher templates {path} are malformed: {exc}.") from exc
+    except Exception as exc:  # YAML, hassil, value and missing-file errors all mean the same here: fix the file
+        raise ImproperlyConfigured(f"The matcher templates {files.origin}/{name} are malformed: {exc!r}.") from exc
 
 
 def template_hits(pack: MatcherPack, text: str) -> Iterator[TemplateHit]:

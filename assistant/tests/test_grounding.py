@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -13,8 +12,7 @@ import pytest
 from assistant.grounding import Catalog, CatalogEntry, Grounding, ground
 from assistant.lexicon import Lexicon, lexicon_for
 from ledger.demo import CATALOG
-
-DATA = Path(__file__).resolve().parents[1] / "data"
+from packs.source import GROCERY_EVALUATION
 
 
 @pytest.fixture(scope="module")
@@ -354,7 +352,7 @@ def test_a_large_catalog_is_shortlisted_to_the_products_meant(catalog: Catalog, 
 
 
 def test_the_development_set_grounds_at_least_97_percent_of_products(say) -> None:
-    items = [i for i in json.loads((DATA / "routing_dev.json").read_text())["items"] if i.get("item")]
+    items = [i for i in json.loads((GROCERY_EVALUATION / "routing_dev.json").read_text())["items"] if i.get("item")]
     right = sum(bool(g.products) and g.products[0].name == i["item"] for i in items for g in [say(i["say"])])
     assert right / len(items) >= 0.97
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
@@ -40,9 +39,9 @@ from inference.fake import FakeBackend
 from lab.bench.routing import routing_set_load
 from lab.bench.suite import suite_load
 from ledger.models import Order, ReorderDraft, StockEntry
+from packs.source import GROCERY_EVALUATION
 from tenants.context import use_store
 
-DATA = Path(__file__).resolve().parents[1] / "data"
 WRITES = ("update_count", "draft_restock")
 ITEMS = (None, "Toor dal")  # no product words, or a product the owner may never have said
 SAMPLE_EVERY = 5
@@ -109,7 +108,7 @@ def _turn(store, text: str, conversation: str | None):
 @pytest.mark.django_db
 @pytest.mark.parametrize("action", WRITES)
 def test_the_owner_session_writes_only_what_the_owner_asked_for(demo, hostile_models, action):
-    suite = suite_load(DATA / "suites" / "owner_session.json")
+    suite = suite_load(GROCERY_EVALUATION / "suites" / "owner_session.json")
     conversation, problems, asked_and_done = None, [], set()
     for turn in suite.turns:
         hostile_models(action, ITEMS[turn.index % 2])
@@ -133,14 +132,14 @@ def test_the_owner_session_writes_only_what_the_owner_asked_for(demo, hostile_mo
 
 
 def _routing_sample() -> list:
-    items = [item for item in routing_set_load(DATA / "routing_set.json") if item.action not in WRITES]
+    items = [item for item in routing_set_load(GROCERY_EVALUATION / "routing_set.json") if item.action not in WRITES]
     return items[::SAMPLE_EVERY]
 
 
 def test_the_routing_sample_covers_every_action_that_is_not_a_write():
     sample = _routing_sample()
     assert len(sample) == 59
-    actions = set(json.loads((DATA / "routing_set.json").read_text())["actions"]) - set(WRITES)
+    actions = set(json.loads((GROCERY_EVALUATION / "routing_set.json").read_text())["actions"]) - set(WRITES)
     assert {item.action for item in sample} == actions
 
 

@@ -40,7 +40,7 @@ def test_a_slug_that_is_not_a_name_is_refused() -> None:
 
 
 def _pack(tmp_path: Path, change) -> Path:
-    raw = json.loads((Path(__file__).resolve().parents[1] / "business_types/grocery/lexicon.json").read_text())
+    raw = json.loads((Path(__file__).resolve().parents[2] / "packs/bundled/grocery/lexicon.json").read_text())
     change(raw)
     path = tmp_path / "lexicon.json"
     path.write_text(json.dumps(raw))

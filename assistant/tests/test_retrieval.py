@@ -15,18 +15,18 @@ from django.core.management import call_command
 from assistant.modes.client_tools import model_tools
 from assistant.retrieval import (
     ACTION_TOOLS,
-    DATA,
     ESCAPE_HATCH,
     index_texts,
     tool_index,
     tool_shortlist,
     tools_needed,
 )
+from packs.source import GROCERY_EVALUATION
 
 
 def test_every_labelled_action_maps_to_tools_a_model_can_call():
     names = {tool["name"] for tool in model_tools()}
-    actions = json.loads((DATA / "routing_set.json").read_text())["actions"]
+    actions = json.loads((GROCERY_EVALUATION / "routing_set.json").read_text())["actions"]
     assert set(actions) == set(ACTION_TOOLS)
     for action in actions:
         assert set(tools_needed(action)) <= names
@@ -35,8 +35,8 @@ def test_every_labelled_action_maps_to_tools_a_model_can_call():
 
 
 def test_the_index_learns_only_from_the_development_set_never_the_held_out_one():
-    held_out = {item["say"] for item in json.loads((DATA / "routing_set.json").read_text())["items"]}
-    dev = {item["say"] for item in json.loads((DATA / "routing_dev.json").read_text())["items"]}
+    held_out = {item["say"] for item in json.loads((GROCERY_EVALUATION / "routing_set.json").read_text())["items"]}
+    dev = {item["say"] for item in json.loads((GROCERY_EVALUATION / "routing_dev.json").read_text())["items"]}
     texts = {text for _, text in index_texts()}
     assert not (texts & held_out) - dev
     assert {tool for tool, _ in index_texts()} == {tool["name"] for tool in model_tools()}

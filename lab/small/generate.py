@@ -45,6 +45,7 @@ from lab.small.stores import (
     scratch,
 )
 from ledger.models import Product
+from packs.source import GROCERY_EVALUATION
 from tenants.context import use_store
 
 SPLITS = ("train", "dev", "heldout")
@@ -54,7 +55,6 @@ SHUFFLED_CATALOG_SHARE = 0.25
 #: The runtime always shows the normalised words; raw speech in the rest keeps the model robust to what normalising misses.
 NORMALIZED_SHARE = 0.7
 MAX_TRIES = 40
-_DATA = Path(__file__).resolve().parents[2] / "assistant" / "data"
 
 
 def _canon(text: str) -> str:
@@ -64,9 +64,9 @@ def _canon(text: str) -> str:
 def evaluation_phrases() -> frozenset[str]:
     """The benchmark suite's and routing set's requests (canonical form): never used as a final request."""
     phrases: set[str] = set()
-    for path in (_DATA / "suites").glob("*.json"):
+    for path in (GROCERY_EVALUATION / "suites").glob("*.json"):
         phrases.update(_canon(turn["say"]) for turn in json.loads(path.read_text())["turns"])
-    routing = _DATA / "routing_set.json"
+    routing = GROCERY_EVALUATION / "routing_set.json"
     if routing.exists():
         phrases.update(_canon(item["say"]) for item in json.loads(routing.read_text())["items"])
     return frozenset(phrases)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parents[2] / "assistant" / "data"
+from packs.source import GROCERY_EVALUATION
+
 # Fixed before any run was scored: lookups, counts, restocks and sales, each naming a product by
 # its local word where the suites do.
 OWNER_SESSION = (
@@ -52,14 +52,14 @@ class VoicePhrase:
 def voice_phrases() -> list[VoicePhrase]:
     """The phrase set, read from the suites (so a changed suite changes the set, not a copy)."""
     phrases: list[VoicePhrase] = []
-    session = {turn["say"]: turn for turn in json.loads((DATA / "suites" / "owner_session.json").read_text())["turns"]}
+    session = {turn["say"]: turn for turn in json.loads((GROCERY_EVALUATION / "suites" / "owner_session.json").read_text())["turns"]}
     for say in OWNER_SESSION:
         expect = session[say]["expect"]
         tool = expect["tools"][0]
         args = expect.get("args", {}).get(tool, {})
         product = args.get("item") or (args.get("items") or [{}])[0].get("item")
         phrases.append(VoicePhrase(source="owner_session", say=say, action=TOOL_ACTIONS[tool], product=product))
-    routing = {item["id"]: item for item in json.loads((DATA / "routing_set.json").read_text())["items"]}
+    routing = {item["id"]: item for item in json.loads((GROCERY_EVALUATION / "routing_set.json").read_text())["items"]}
     for key in ROUTING_SET:
         item = routing[key]
         product = item.get("item") or (item.get("items") or [{}])[0].get("item")

@@ -316,7 +316,7 @@ def _load_error(data: dict) -> str:
 
 
 def test_the_owner_session_suite_loads_with_its_forty_turns_in_sixteen_categories(db):
-    suite = suite_load("assistant/data/suites/owner_session.json")
+    suite = suite_load("packs/bundled/grocery/evaluation/suites/owner_session.json")
     assert len(suite.turns) == 40
     assert len({turn.category for turn in suite.turns}) == 16
     periods = suite.of_category("sales_period").turns

@@ -106,10 +106,13 @@ def test_a_malformed_template_file_fails_the_system_check(settings, tmp_path, mo
     from django.core.management.base import SystemCheckError
 
     from assistant.matcher import templates
+    from packs.source import pack_files
 
     (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "pack.yaml").write_text("slug: broken\n")
     (tmp_path / "broken" / "matcher.yaml").write_text("threshold: [\n")
-    monkeypatch.setattr(templates, "PACKS", tmp_path)
+    monkeypatch.setattr("packs.source.BUNDLED", tmp_path)
+    pack_files.cache_clear()
     templates.matcher_pack.cache_clear()
     settings.SHELFWISE_FAST_PATH = True
     try:
@@ -118,6 +121,7 @@ def test_a_malformed_template_file_fails_the_system_check(settings, tmp_path, mo
         settings.SHELFWISE_FAST_PATH = False
         call_command("check")
     finally:
+        pack_files.cache_clear()
         templates.matcher_pack.cache_clear()
 
 

@@ -18,7 +18,7 @@ from assistant.lexicon import lexicon_for
 from assistant.matcher import classifier, templates
 from assistant.matcher.core import Request, match_request
 from assistant.normalize import normalize
-from assistant.retrieval import DATA
+from packs.source import GROCERY_EVALUATION
 
 
 @pytest.fixture(scope="module")
@@ -116,22 +116,27 @@ def test_a_business_type_without_templates_has_no_fast_path(grocery):
 
 def test_malformed_templates_stop_the_start_with_the_files_name(tmp_path, monkeypatch):
     (tmp_path / "broken").mkdir()
+    from packs.source import pack_files
+
+    (tmp_path / "broken" / "pack.yaml").write_text("slug: broken\n")
     (tmp_path / "broken" / "matcher.yaml").write_text("language: en\nthreshold: high\nintents: {}\n")
-    monkeypatch.setattr(templates, "PACKS", tmp_path)
+    monkeypatch.setattr("packs.source.BUNDLED", tmp_path)
+    pack_files.cache_clear()
     templates.matcher_pack.cache_clear()
     try:
         with pytest.raises(ImproperlyConfigured, match="matcher.yaml"):
             templates.matcher_pack("broken")
     finally:
+        pack_files.cache_clear()
         templates.matcher_pack.cache_clear()
 
 
 def test_the_head_learns_only_from_the_pack_and_the_development_set_never_the_held_out_one():
-    held_out = {item["say"] for item in json.loads((DATA / "routing_set.json").read_text())["items"]}
+    held_out = {item["say"] for item in json.loads((GROCERY_EVALUATION / "routing_set.json").read_text())["items"]}
     lexicon = lexicon_for("grocery")
     held_out_words = {normalize(say, lexicon).text for say in held_out}
     dev_words = {normalize(item["say"], lexicon).text
-                 for item in json.loads((DATA / "routing_dev.json").read_text())["items"]}
+                 for item in json.loads((GROCERY_EVALUATION / "routing_dev.json").read_text())["items"]}
     from assistant.modes.router.prompt import router_pack
 
     pack_words = {normalize(say, lexicon).text for say, _ in router_pack("grocery").examples}

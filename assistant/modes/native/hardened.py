@@ -57,6 +57,7 @@ from assistant.retrieval import DEFAULT_K, ESCAPE_HATCH, tool_shortlist
 from assistant.types import EventKind, Outcome
 from inference.base import ModelRequest, Role, parse_json
 from mcp_gateway.registry import tool_get, tool_list
+from packs.source import store_pack_key
 
 from . import common, template
 
@@ -219,7 +220,7 @@ class Harness:
                                       "reply_source": None}
         self.messages: list[dict[str, Any]] = [
             {"role": "system", "content": common.system_prompt(ctx) + FORMAT_RULE
-             + examples_prompt(getattr(ctx.store.business_type, "slug", "") or "grocery")},
+             + examples_prompt(store_pack_key(ctx.store))},
             {"role": "user", "content": common.user_prompt(ctx)},
         ]
 

@@ -22,6 +22,7 @@ from assistant.modes.router import prompt as prompts
 from assistant.modes.router.actions import ACTIONS, Decision
 from assistant.types import EventKind, Outcome
 from inference.base import InferenceError, ModelRequest, Role
+from packs.source import store_pack_key
 
 _LOOKUP = re.compile(
     r"\b(where|which (aisle|shelf)|how (many|much)|price|cost|stock|left|do we (have|carry|sell)|"
@@ -48,7 +49,7 @@ class RouterMode:
     name = "router"
 
     def handle(self, ctx: TurnContext) -> ModeOutcome:
-        pack = prompts.router_pack(ctx.store.business_type.slug)
+        pack = prompts.router_pack(store_pack_key(ctx.store))
         matched = fast_path(business_type=pack.business_type, words=ctx.words, catalog=ctx.catalog,
                             lexicon=ctx.lexicon, last_action=ctx.state.last_action, last_product=ctx.state.last_product)
         route = {"decided_by": DecidedBy.MATCHER if matched else DecidedBy.MODEL,
@@ -62,12 +63,15 @@ class RouterMode:
                 return ModeOutcome(action=None, reply=UNAVAILABLE, outcome=Outcome.ERROR, route=route)
         if decision is None:
             return ModeOutcome(action=None, reply=CLARIFY, outcome=Outcome.CLARIFIED, route=route)
-        decision, _ = refine(decision, ctx.words, ground(ctx.words.text, catalog=ctx.catalog, lexicon=ctx.lexicon,
+        chosen = decision.action
+        decision, _ = refine(as_behaviour(pack, decision), ctx.words, ground(ctx.words.text, catalog=ctx.catalog, lexicon=ctx.lexicon,
                                                          last_product=ctx.state.last_product or None,
                                                          hint=decision.item))
-        ctx.emit(EventKind.ACTION, {"action": decision.action, "item": decision.item, "ask": decision.ask,
-                                    "topic": decision.topic, "kind": decision.kind, **route})
+        ctx.emit(EventKind.ACTION, {"action": pack.action_for(decision.action, preferred=chosen), "item": decision.item,
+                                    "ask": decision.ask, "topic": decision.topic, "kind": decision.kind, **route})
         outcome = ACTIONS[decision.action](ctx, decision)
+        if outcome.action:
+            outcome.action = pack.action_for(outcome.action, preferred=chosen)
         outcome.route = route
         return outcome
 
@@ -109,6 +113,16 @@ class RouterMode:
                 {"role": "user", "content": f"That JSON was invalid: {problem}. Answer again with one line of JSON."},
             ]
         return None
+
+
+def as_behaviour(pack: prompts.RouterPack, decision: Decision) -> Decision:
+    """The pack's action as the built-in behaviour it maps to, with the pack's fixed parameters where the words gave none.
+
+    ``refine`` and the handlers speak in behaviours; the pack's own name comes back in ``action_for``.
+    """
+    fixed = pack.parameters(decision.action)
+    return replace(decision, action=pack.behaviour(decision.action),
+                   **{field: value for field, value in fixed.items() if getattr(decision, field) is None})
 
 
 def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, Grounding]:
@@ -214,7 +228,7 @@ def route_request(*, store, text: str, last_product: str = "", last_action: str 
     from assistant.normalize import normalize
     from ledger import selectors
 
-    lexicon = lexicon_for(store.business_type.slug)
+    lexicon = lexicon_for(store_pack_key(store))
     words = normalize(text, lexicon)
     if catalog is None:
         catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
@@ -222,15 +236,17 @@ def route_request(*, store, text: str, last_product: str = "", last_action: str 
         store=store, words=words, catalog=catalog,
         state=SimpleNamespace(last_product=last_product, last_action=last_action),
     )
-    pack = prompts.router_pack(store.business_type.slug)
+    pack = prompts.router_pack(store_pack_key(store))
     matched = fast_path(business_type=pack.business_type, words=words, catalog=catalog, lexicon=lexicon,
                         last_action=last_action, last_product=last_product, enabled=True) if fast else None
     decision = matched.decision if matched is not None else RouterMode().decide(ctx, pack)
     grounding = None
     if decision is not None:
+        chosen = decision.action
         grounding = ground(words.text, catalog=catalog, lexicon=lexicon, last_product=last_product or None,
                            hint=decision.item)
-        decision, grounding = refine(decision, words, grounding)
+        decision, grounding = refine(as_behaviour(pack, decision), words, grounding)
+        decision = replace(decision, action=pack.action_for(decision.action, preferred=chosen))
     return RoutedRequest(words=words, decision=decision, grounding=grounding,
                          decided_by=DecidedBy.MATCHER if matched else DecidedBy.MODEL, match=matched)
 

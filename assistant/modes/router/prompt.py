@@ -20,16 +20,15 @@ import weakref
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import yaml
 from django.core.exceptions import ImproperlyConfigured
 from rapidfuzz import fuzz, process
 
 if TYPE_CHECKING:
     from assistant.grounding import Catalog, Grounding
 
-PACKS = Path(__file__).resolve().parents[2] / "business_types"
 ASKS = ("where", "count", "price", "available")
 TOPICS = ("inventory", "business", "nutrition")
 KINDS = ("inventory", "sales")
@@ -51,7 +50,7 @@ _WORD = re.compile(r"[a-z0-9']+")
 
 @dataclass(frozen=True)
 class RouterPack:
-    business_type: str
+    business_type: str  # the pack's key (``packs.source``): its slug, or a published version's key
     actions: tuple[dict[str, Any], ...]
     examples: tuple[tuple[str, dict[str, Any]], ...]
     context_examples: tuple[tuple[str, str, dict[str, Any]], ...]
@@ -62,13 +61,44 @@ class RouterPack:
     def action_names(self) -> tuple[str, ...]:
         return tuple(action["name"] for action in self.actions)
 
+    def behaviour(self, action: str) -> str:
+        """The built-in behaviour ``action`` runs (``packs.behaviours``); an unknown name is its own."""
+        for spec in self.actions:
+            if spec["name"] == action:
+                return str(spec.get("behaviour", action))
+        return action
+
+    def parameters(self, action: str) -> dict[str, Any]:
+        """The fixed values the pack gives ``action``'s behaviour (``ask``, ``topic``, ``kind``)."""
+        for spec in self.actions:
+            if spec["name"] == action:
+                return dict(spec.get("parameters") or {})
+        return {}
+
+    def action_for(self, behaviour: str, *, preferred: str | None = None) -> str:
+        """The pack's name for what a behaviour did: ``preferred`` if it runs it, else the first that does."""
+        if preferred is not None and self.behaviour(preferred) == behaviour:
+            return preferred
+        for spec in self.actions:
+            if spec.get("behaviour", spec["name"]) == behaviour:
+                return str(spec["name"])
+        return behaviour
+
 
 @lru_cache(maxsize=16)
 def router_pack(business_type: str) -> RouterPack:
-    """The business type's numbered actions, examples and rules (``business_types/<slug>/router.json``)."""
-    path = PACKS / business_type / "router.json"
+    """The pack's numbered actions, examples and rules (its ``router.json``); ``business_type`` is a pack key."""
+    from packs.source import UnknownPack, pack_files
+
     try:
-        data = json.loads(path.read_text())
+        files = pack_files(business_type)
+    except UnknownPack as exc:
+        raise ImproperlyConfigured(f"Business type {business_type!r} has no router pack: {exc}") from exc
+    name = files.role("router")
+    try:
+        if name is None:
+            raise FileNotFoundError(name)
+        data = json.loads(files.files[name]) if name.endswith(".json") else yaml.safe_load(files.files[name])
         return RouterPack(
             business_type=business_type,
             actions=tuple(data["actions"]),
@@ -78,9 +108,9 @@ def router_pack(business_type: str) -> RouterPack:
             launch_reply=data.get("launch_reply", "Hi, I'm ready."),
         )
     except FileNotFoundError as exc:
-        raise ImproperlyConfigured(f"Business type {business_type!r} has no router pack at {path}.") from exc
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ImproperlyConfigured(f"The router pack {path} is malformed: {exc}.") from exc
+        raise ImproperlyConfigured(f"Business type {business_type!r} has no router pack in {files.origin}.") from exc
+    except (KeyError, TypeError, ValueError, yaml.YAMLError) as exc:
+        raise ImproperlyConfigured(f"The router pack {files.origin}/{name} is malformed: {exc}.") from exc
 
 
 def output_schema(pack: RouterPack) -> dict[str, Any]:

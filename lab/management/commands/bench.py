@@ -43,9 +43,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         which = parser.add_mutually_exclusive_group(required=True)
-        which.add_argument("--suite", help="The suite file, e.g. assistant/data/suites/owner_session.json, "
+        which.add_argument("--suite", help="The suite file, e.g. packs/bundled/grocery/evaluation/suites/owner_session.json, "
                                             "or 'regressions': the turns marked in the audit explorer.")
-        which.add_argument("--routing", help="A routing set, e.g. assistant/data/routing_set.json (router mode).")
+        which.add_argument("--routing", help="A routing set, e.g. packs/bundled/grocery/evaluation/routing_set.json (router mode).")
         parser.add_argument("--mode", default=Mode.ROUTER.value, choices=[mode.value for mode in Mode])
         parser.add_argument("--repeat", "--runs", dest="runs", type=int, default=1,
                             help="Trials of every turn: runs of the suite, each on a fresh store (default 1).")

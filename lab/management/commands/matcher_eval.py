@@ -1,4 +1,4 @@
-"""python manage.py matcher_eval [--set assistant/data/routing_set.json] [--png var/matcher_curve.png]
+"""python manage.py matcher_eval [--set packs/bundled/grocery/evaluation/routing_set.json] [--png var/matcher_curve.png]
 
 The fast-path matcher alone, without the router model: on the development set by 10-fold
 cross-validation of its embedding head, and on the held-out routing set as it serves. Prints the
@@ -19,16 +19,15 @@ from lab.bench.stores import (
     bench_store_delete,
     migrations_pending,
 )
-
-DATA = Path(__file__).resolve().parents[3] / "assistant" / "data"
+from packs.source import GROCERY_EVALUATION
 
 
 class Command(BaseCommand):
     help = "Score the fast-path matcher alone: coverage, precision, wrong answers, the threshold curve."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--set", dest="path", default=str(DATA / "routing_set.json"), help="The held-out set.")
-        parser.add_argument("--dev", default=str(DATA / "routing_dev.json"), help="The development set (cross-validated).")
+        parser.add_argument("--set", dest="path", default=str(GROCERY_EVALUATION / "routing_set.json"), help="The held-out set.")
+        parser.add_argument("--dev", default=str(GROCERY_EVALUATION / "routing_dev.json"), help="The development set (cross-validated).")
         parser.add_argument("--png", default=None, help="Draw the coverage-vs-precision curve to this PNG.")
         parser.add_argument("--business-type", default="grocery")
 

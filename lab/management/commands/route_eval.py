@@ -1,4 +1,4 @@
-"""python manage.py route_eval [--set assistant/data/routing_set.json] [--limit N]
+"""python manage.py route_eval [--set packs/bundled/grocery/evaluation/routing_set.json] [--limit N]
 
 Routes each utterance of the routing set with ``route_utterance`` (the real prompt, model,
 validation and grounding; no tool runs) on one fresh demo store, and prints per-action
@@ -28,8 +28,9 @@ from lab.bench.stores import (
     bench_store_delete,
     migrations_pending,
 )
+from packs.source import GROCERY_EVALUATION
 
-DEFAULT_SET = Path(__file__).resolve().parents[3] / "assistant" / "data" / "routing_set.json"
+DEFAULT_SET = GROCERY_EVALUATION / "routing_set.json"
 
 
 class Command(BaseCommand):

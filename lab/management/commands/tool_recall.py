@@ -1,7 +1,7 @@
 """python manage.py tool_recall [--set FILE] [--max-k 5] [--misses]
 
 Recall@k of the tool retrieval shortlist (``assistant.retrieval``) on a labelled routing set
-(default: the held-out ``assistant/data/routing_set.json``; the index is built from
+(default: the held-out ``packs/bundled/grocery/evaluation/routing_set.json``; the index is built from
 ``routing_dev.json``). An item counts as recalled at k when every tool its labelled action
 needs is among the top k. Also printed: recall of the shortlist the hardened native mode
 actually uses (top k plus the ask_general escape hatch).
@@ -15,14 +15,15 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from assistant.retrieval import DATA, ESCAPE_HATCH, tool_index, tools_needed
+from assistant.retrieval import ESCAPE_HATCH, tool_index, tools_needed
+from packs.source import GROCERY_EVALUATION
 
 
 class Command(BaseCommand):
     help = "Print recall@k of the tool retrieval shortlist on the held-out routing set."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--set", dest="path", default=str(DATA / "routing_set.json"))
+        parser.add_argument("--set", dest="path", default=str(GROCERY_EVALUATION / "routing_set.json"))
         parser.add_argument("--max-k", type=int, default=5)
         parser.add_argument("--misses", action="store_true", help="List the items missed at the chosen k.")
         parser.add_argument("--k", type=int, default=None, help="The k whose misses --misses lists (default: max-k).")

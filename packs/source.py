@@ -1,0 +1,230 @@
+"""A pack's files, read from a folder, an uploaded zip archive or the database, and how the runtime finds them.
+
+A pack is text only: a fixed set of file roles (``ROLES``), each a ``.json`` or ``.yaml`` file of
+that name (``sample_catalog.csv`` is CSV), plus the evaluation files its manifest names. Reading
+refuses anything else (a ``.py`` file, a symlink, a path that climbs out, a binary file), so a
+pack can never bring code; ``packs.validate`` then checks what was read.
+
+The runtime names a pack by a *key*: ``"grocery"`` is the bundled folder ``packs/bundled/grocery``
+(the lab, scripts and tests use it), and ``"grocery@1+<digest>"`` is the published version stored
+in the database (a store runs the one it is pinned to: ``store_pack_key``). A published version
+never changes, and the key carries its content digest, so what a key names is cached for good.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from packs.errors import PackInvalid, Problem
+
+if TYPE_CHECKING:
+    from tenants.models import Store
+
+BUNDLED = Path(__file__).resolve().parent / "bundled"
+GROCERY_EVALUATION = BUNDLED / "grocery" / "evaluation"
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "pack.schema.json"
+MANIFEST = "pack.yaml"
+# File roles other than the manifest: each one file named <role>.json or <role>.yaml.
+ROLES = ("router", "lexicon", "guard_vocabulary", "matcher", "guides")
+SAMPLE_CATALOG = "sample_catalog.csv"
+MAX_FILES = 40
+MAX_FILE_BYTES = 2 * 1024 * 1024
+MAX_PACK_BYTES = 8 * 1024 * 1024
+_PATH = re.compile(r"^[a-z0-9_][a-z0-9_./-]{0,150}$")
+_TEXT_SUFFIXES = (".json", ".yaml", ".yml", ".csv")
+_KEY = re.compile(r"^(?P<slug>[a-z][a-z0-9-]{1,39})(?:@(?P<version>\d+)\+(?P<digest>[0-9a-f]{16}))?$")
+
+
+@dataclass(frozen=True)
+class PackFiles:
+    """A pack's files as text, by their path inside the pack (``"router.json"``, ``"evaluation/suite.json"``)."""
+
+    files: Mapping[str, str]
+    origin: str = ""  # where it was read from, for messages
+    key: str = ""  # the runtime key, when it came from the bundled folder or the database
+    digest: str = field(default="", compare=False)
+    problems: tuple[Problem, ...] = field(default=(), compare=False)  # what reading refused (validation lists them)
+
+    def role(self, role: str) -> str | None:
+        """The file name holding ``role`` (``"router"`` -> ``"router.json"``), or None."""
+        for suffix in (".json", ".yaml", ".yml"):
+            if f"{role}{suffix}" in self.files:
+                return f"{role}{suffix}"
+        return None
+
+    def text(self, role: str) -> str | None:
+        name = self.role(role)
+        return self.files[name] if name else None
+
+
+def digest_of(files: Mapping[str, str]) -> str:
+    """The content digest of a pack's files (sha256 over the sorted names and texts)."""
+    hasher = hashlib.sha256()
+    for name in sorted(files):
+        for part in (name, files[name]):
+            data = part.encode("utf-8")
+            hasher.update(len(data).to_bytes(8, "big"))
+            hasher.update(data)
+    return hasher.hexdigest()
+
+
+def _check_name(name: str, size: int, problems: list[Problem]) -> bool:
+    pure = PurePosixPath(name)
+    if not _PATH.match(name) or any(part in ("", ".", "..") for part in pure.parts):
+        problems.append(Problem(name, "", "not an allowed file name: lower-case letters, digits, _ - . and /, "
+                                          "inside the pack"))
+        return False
+    if pure.suffix not in _TEXT_SUFFIXES:
+        problems.append(Problem(name, "", "a pack holds only .json, .yaml and .csv files (no code, no binaries)"))
+        return False
+    if size > MAX_FILE_BYTES:
+        problems.append(Problem(name, "", f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MB"))
+        return False
+    return True
+
+
+def _decoded(name: str, data: bytes, problems: list[Problem]) -> str | None:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        problems.append(Problem(name, "", "not UTF-8 text"))
+        return None
+    if "\x00" in text:
+        problems.append(Problem(name, "", "not a text file"))
+        return None
+    return text
+
+
+def _finish(files: dict[str, str], problems: list[Problem], origin: str) -> PackFiles:
+    if len(files) > MAX_FILES:
+        problems.append(Problem("", "", f"more than {MAX_FILES} files"))
+    if MANIFEST not in files and not any(p.file == MANIFEST for p in problems):
+        problems.append(Problem(MANIFEST, "", "missing: every pack starts with its manifest"))
+    return PackFiles(files=MappingProxyType(dict(sorted(files.items()))), origin=origin, digest=digest_of(files),
+                     problems=tuple(problems))
+
+
+def read_folder(path: Path) -> PackFiles:
+    """Every file of the pack folder ``path``; what a pack may not hold is in ``problems``.
+
+    Raises:
+        PackInvalid: not a folder.
+    """
+    if not path.is_dir():
+        raise PackInvalid([Problem("", "", f"{path} is not a folder")], origin=str(path))
+    problems: list[Problem] = []
+    files: dict[str, str] = {}
+    total = 0
+    for item in sorted(path.rglob("*")):
+        name = item.relative_to(path).as_posix()
+        if any(part.startswith(".") for part in PurePosixPath(name).parts):
+            continue  # editor and VCS files (.git, .DS_Store) are not part of the pack
+        if item.is_symlink():
+            problems.append(Problem(name, "", "a symbolic link; a pack holds plain files only"))
+            continue
+        if item.is_dir():
+            continue
+        size = item.stat().st_size
+        total += size
+        if _check_name(name, size, problems):
+            text = _decoded(name, item.read_bytes(), problems)
+            if text is not None:
+                files[name] = text
+    if total > MAX_PACK_BYTES:
+        problems.append(Problem("", "", f"the pack is larger than {MAX_PACK_BYTES // (1024 * 1024)} MB"))
+    return _finish(files, problems, str(path))
+
+
+def read_zip(content: bytes, *, origin: str = "upload") -> PackFiles:
+    """Every file of an uploaded zip archive (one top folder around the pack is allowed).
+
+    What a pack may not hold (code, links, paths that climb out) is in ``problems``.
+
+    Raises:
+        PackInvalid: not a zip archive, or too large.
+    """
+    if len(content) > MAX_PACK_BYTES:
+        raise PackInvalid([Problem("", "", f"the archive is larger than {MAX_PACK_BYTES // (1024 * 1024)} MB")],
+                          origin=origin)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(content))
+        members = [info for info in archive.infolist() if not info.is_dir()]
+    except (zipfile.BadZipFile, ValueError) as exc:
+        raise PackInvalid([Problem("", "", f"not a zip archive ({exc})")], origin=origin) from exc
+    names = [info.filename for info in members if not _hidden(info.filename)]
+    tops = {name.split("/", 1)[0] for name in names}
+    strip = len(tops) == 1 and all("/" in name for name in names)
+    problems: list[Problem] = []
+    files: dict[str, str] = {}
+    if len(members) > MAX_FILES * 2:
+        raise PackInvalid([Problem("", "", f"more than {MAX_FILES} files")], origin=origin)
+    if sum(info.file_size for info in members) > MAX_PACK_BYTES:
+        raise PackInvalid([Problem("", "", f"the pack unpacks to more than {MAX_PACK_BYTES // (1024 * 1024)} MB")],
+                          origin=origin)
+    for info in members:
+        if _hidden(info.filename):
+            continue
+        name = info.filename.split("/", 1)[1] if strip else info.filename
+        if (info.external_attr >> 16) & 0o170000 == 0o120000:
+            problems.append(Problem(name, "", "a symbolic link; a pack holds plain files only"))
+            continue
+        if _check_name(name, info.file_size, problems):
+            text = _decoded(name, archive.read(info)[: MAX_FILE_BYTES + 1], problems)
+            if text is not None:
+                files[name] = text
+    return _finish(files, problems, origin)
+
+
+def _hidden(name: str) -> bool:
+    return any(part.startswith(".") and part not in (".", "..") or part == "__MACOSX" for part in name.split("/"))
+
+
+# ---------------------------------------------------------------------------------------------
+# The runtime: which pack a key names
+
+
+class UnknownPack(LookupError):
+    """No pack has this key (no bundled folder, or no published version with this digest)."""
+
+
+def pack_key(*, slug: str, version: int, digest: str) -> str:
+    """The runtime key of a stored version: ``"grocery@1+0123456789abcdef"``."""
+    return f"{slug}@{version}+{digest[:16]}"
+
+
+def key_slug(key: str) -> str:
+    """The business type's slug of a key (``"grocery@1+…"`` -> ``"grocery"``)."""
+    return key.split("@", 1)[0]
+
+
+@lru_cache(maxsize=64)
+def pack_files(key: str) -> PackFiles:
+    """The files a runtime key names, read once per process (a published version never changes).
+
+    Raises:
+        UnknownPack: no bundled folder or published version has this key.
+    """
+    match = _KEY.match(key or "")
+    if match is None:
+        raise UnknownPack(f"{key!r} is not a business type slug.")
+    if match["version"] is None:
+        folder = BUNDLED / match["slug"]
+        if not (folder / MANIFEST).is_file():
+            raise UnknownPack(f"No bundled pack {key!r} (expected {folder / MANIFEST}).")
+        read = read_folder(folder)
+        return PackFiles(files=read.files, origin=read.origin, key=key, digest=read.digest)
+    raise UnknownPack(f"No published pack version {key!r}.")
+
+
+def store_pack_key(store: Store) -> str:
+    """The key of the pack ``store`` runs: its business type's bundled folder."""
+    return str(store.business_type.slug)
