@@ -25,7 +25,7 @@ from django.views.decorators.http import require_POST
 from alexa import responses
 from alexa.verify import VerificationFailed, request_verify
 from assistant.modes.router.prompt import router_pack
-from assistant.types import Mode, TurnResult
+from assistant.types import Mode
 from audit.models import Channel
 from identity.credentials import credential_authenticate
 from packs.source import store_pack_key
@@ -57,8 +57,6 @@ STILL_WORKING = "That's taking me longer than usual. Ask me again in a moment."
 SLOW_DOWN = "You're asking faster than I can keep up. Try again in a minute."
 # Alexa waits about eight seconds for an answer; the turn's worker gets most of them.
 ALEXA_TURN_WAIT_S = 6.5
-TURN_FIELDS = {"conversation", "turn", "mode", "transcript", "normalized", "guard", "action", "tool_calls", "reply",
-               "media", "pending_draft", "offered_draft_id", "latency_ms"}
 
 YES_NO = {"AMAZON.YesIntent": "yes", "AMAZON.NoIntent": "no"}
 ENDING = {"AMAZON.StopIntent", "AMAZON.CancelIntent", "AMAZON.NavigateHomeIntent"}
@@ -160,16 +158,16 @@ def _turn(payload: dict[str, Any], *, store: Store, token: StoreToken, text: str
     if status is None or status["status"] != "done":
         message = (status or {}).get("error", {}).get("message") if status else STILL_WORKING
         return _say(store, message or SORRY, end_session=False, reprompt=PROMPT)
-    result = TurnResult(**{key: value for key, value in status["result"].items() if key in TURN_FIELDS})
+    answer = status["result"]  # the turn's answer (TurnResult.as_dict), as the worker stored it
     # A draft offered by this very turn: the next "yes" in this session is the one that places it.
-    offered = result.offered_draft_id is not None
+    offered = answer.get("offered_draft_id") is not None
     return _say(
         store,
-        result.reply or SORRY,
+        answer.get("reply") or SORRY,
         end_session=False,
         reprompt=CONFIRM_PROMPT if offered else PROMPT,
-        card=_card_text(result),
-        attributes={"conversation": result.conversation},
+        card=_card_text(answer),
+        attributes={"conversation": answer.get("conversation")},
     )
 
 
@@ -193,10 +191,10 @@ def _welcome(store: Store) -> str:
         return f"Hi, {store.name} is ready. {PROMPT}"
 
 
-def _card_text(result: TurnResult) -> str:
+def _card_text(answer: dict[str, Any]) -> str:
     """The reply, then one line per photo, film or audio guide the turn returned (links to open them)."""
-    lines = [result.reply or SORRY]
-    for item in result.media:
+    lines = [answer.get("reply") or SORRY]
+    for item in answer.get("media") or []:
         url = str(item.get("url") or "")
         if url.startswith("/"):
             url = f"{settings.PUBLIC_URL}{url}"

@@ -10,10 +10,12 @@ else drops them and is read as a new request.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from assistant import phrases
 from assistant.modes.base import ModeOutcome
+from assistant.types import ToolCallView
 
 ACTION = "confirm_hearing"
 PRODUCT_ACTIONS = frozenset({"find_product", "draft_restock", "update_count"})
@@ -47,12 +49,12 @@ def ask_number(transcript: dict[str, Any] | None) -> ModeOutcome | None:
 
 
 def ask_product(transcript: dict[str, Any] | None, outcome: ModeOutcome, *, named_product: bool,
-                tool_calls: list[dict[str, Any]]) -> ModeOutcome | None:
+                tool_calls: Sequence[ToolCallView]) -> ModeOutcome | None:
     """The question for a doubted product, when the turn named none and changed nothing."""
     doubt = _doubt(transcript, "product")
     if doubt is None or named_product or outcome.action not in PRODUCT_ACTIONS:
         return None
-    if any(call.get("tool") in WRITE_TOOLS and call.get("ok") for call in tool_calls):
+    if any(call.tool in WRITE_TOOLS and call.ok for call in tool_calls):
         return None
     return ModeOutcome(action=ACTION, reply=doubt["question"])
 

@@ -20,6 +20,7 @@ from alerts.delivery import spoken_preface
 from assistant import heard, model_log, phrases, replies
 from assistant.catalogs import catalog_data_check, catalog_for
 from assistant.conversations import conversation_for
+from assistant.events import Done, Failed, GuardChecked, Heard, MediaShown, Payload, Replied
 from assistant.grounding import ground
 from assistant.guard import UNAVAILABLE, UNAVAILABLE_REFUSAL
 from assistant.guard.data import DATA_BLOCKED, DataBlocked
@@ -33,16 +34,9 @@ from assistant.modes.base import ModeOutcome, TurnContext, TurnMode
 from assistant.modes.router.prompt import router_pack
 from assistant.normalize import normalize
 from assistant.policy import OwnerWords, OwnerWordsPolicy
-from assistant.types import (
-    Event,
-    EventKind,
-    Mode,
-    Outcome,
-    Stage,
-    TurnInput,
-    TurnResult,
-)
-from audit.models import Record
+from assistant.turn_record import event_audit
+from assistant.types import Event, GuardCheck, Mode, Outcome, Stage, TurnIdentity, TurnInput, TurnResult
+from audit.models import Record, Turn
 from audit.turns import event_record, model_call_record, turn_finish, turn_start, turn_transaction
 from ledger import selectors
 from ledger.errors import LedgerError
@@ -80,22 +74,26 @@ def _mode(name: str) -> TurnMode:
 
 
 class _Turn:
-    """The running turn: its clock, its events and its stage timings."""
+    """The running turn: its clock, its events (the record: the answer and the audit are read from
+    them) and its stage timings."""
 
     def __init__(self, on_event: Callable[[Event], None] | None) -> None:
         self.started = time.perf_counter()
         self.events: list[Event] = []
         self.stages: dict[str, float] = {}
         self.on_event = on_event
+        self.audit_turn: Turn | None = None  # once the turn's row is open, each event leaves its audit record
 
-    def emit(self, kind: EventKind, data: dict) -> None:
-        event = Event(kind=kind, data=data, at_ms=(time.perf_counter() - self.started) * 1000)
+    def emit(self, payload: Payload) -> None:
+        event = Event(payload=payload, at_ms=(time.perf_counter() - self.started) * 1000)
         self.events.append(event)
         if self.on_event is not None:
             try:
                 self.on_event(event)
             except Exception:  # a listener (a closed websocket) must not break the turn
                 logger.exception("Turn event listener failed")
+        if self.audit_turn is not None:
+            event_audit(self.audit_turn, event)
 
     @contextmanager
     def stage(self, stage: Stage) -> Iterator[None]:
@@ -125,69 +123,63 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
             store=store, conversation=conversation.key, index=index, mode=mode_name, channel=turn.channel,
             actor=turn.actor, text=text,
         )
-    result = TurnResult(conversation=conversation.key, turn=index, mode=mode_name, transcript=text, normalized=text)
+    clock.audit_turn = audit_turn
+    identity = TurnIdentity(conversation=conversation.key, turn=index, mode=mode_name, transcript=text)
     outcome: ModeOutcome | None = None
     with use_store(store), model_log.collect(on_record=lambda exchange: model_call_record(turn=audit_turn, exchange=exchange)):
         try:
             with turn_transaction(audit_turn):  # on failure the ledger rolls back and the turn's records stay
                 conversation = conversation_for(store=store, key=conversation.key, mode=mode_name)
-                outcome = _run(store, turn, text=text, conversation=conversation, audit_turn=audit_turn, clock=clock,
-                               result=result)
+                outcome = _run(store, turn, text=text, conversation=conversation, audit_turn=audit_turn, clock=clock)
                 _remember(conversation, index, outcome, offered=heard.offered_words(turn.transcript, outcome))
         except DataBlocked as exc:  # fail closed: the ledger rolled back, the owner told what to check
-            outcome = _data_blocked(clock, audit_turn, result, exc)
+            clock.emit(GuardChecked(check=GuardCheck.DATA, verdict=exc.verdict, source=exc.source))
+            outcome = ModeOutcome(action=None, reply=DATA_BLOCKED, outcome=Outcome.BLOCKED)
         except Exception as exc:  # any stage: an error event and a short reply; the ledger rolled back
             logger.exception("Turn %s/%s failed", conversation.key, index)
-            clock.emit(EventKind.ERROR, {"message": TURN_FAILED})
+            clock.emit(Failed(message=TURN_FAILED, error_type=type(exc).__name__, detail=str(exc)))
             outcome = ModeOutcome(action=None, reply=TURN_FAILED, outcome=Outcome.ERROR)
-            result.tool_calls = []
-            event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="error", data={"error": type(exc).__name__},
-                         outcome=Record.Outcome.ERROR, error=str(exc)[:500])
         # Open alerts first (alerts.delivery), unless the answer is the alerts themselves ("any alerts?").
         if index == 1 and outcome.action != "alerts" and outcome.outcome not in (Outcome.ERROR, Outcome.BLOCKED):
             outcome.reply = spoken_preface(store=store, actor=turn.actor, channel=turn.channel, reply=outcome.reply)
-        result.action = outcome.action
-        result.reply = outcome.reply
-        result.media = [item.as_dict() for item in outcome.media]
-        result.pending_draft = _pending_draft(store, conversation.key)
-        result.offered_draft_id = outcome.offered_draft_id
-        result.outcome = str(outcome.outcome)
-        clock.emit(EventKind.REPLY, {"text": outcome.reply, "outcome": str(outcome.outcome)})
-        for item in result.media:
-            clock.emit(EventKind.MEDIA, item)
-        with clock.stage(Stage.AUDIT):
-            result.stages = clock.stages
-            result.latency_ms = clock.elapsed_ms
-            turn_finish(
-                turn=audit_turn, normalized=result.normalized, action=result.action, reply=result.reply,
-                outcome=result.outcome, latency_ms=result.latency_ms, stages=clock.stages, result=result.as_dict(),
-            )
-        clock.emit(EventKind.DONE, {"latency_ms": round(result.latency_ms, 1), "stages": clock.stages})
-    return result
+        clock.emit(Replied(text=outcome.reply, outcome=outcome.outcome, action=outcome.action,
+                           offered_draft_id=outcome.offered_draft_id,
+                           pending_draft=_pending_draft(store, conversation.key)))
+        for item in outcome.media:
+            clock.emit(MediaShown(item))
+        return _finish(clock, identity, audit_turn)
 
 
-def _run(store: Store, turn: TurnInput, *, text: str, conversation, audit_turn, clock: _Turn,
-         result: TurnResult) -> ModeOutcome:
+def _finish(clock: _Turn, identity: TurnIdentity, audit_turn: Turn) -> TurnResult:
+    """Close the turn's audit row with the answer its events tell, then say it is done."""
+    with clock.stage(Stage.AUDIT):
+        latency_ms = clock.elapsed_ms
+        answer = TurnResult.from_events(identity, clock.events, latency_ms=latency_ms)
+        turn_finish(
+            turn=audit_turn, normalized=answer.normalized, action=answer.action, reply=answer.reply,
+            outcome=answer.outcome, latency_ms=latency_ms, stages=dict(clock.stages), result=answer.as_dict(),
+        )
+    clock.emit(Done(latency_ms=latency_ms, stages=dict(clock.stages)))
+    return TurnResult.from_events(identity, clock.events, latency_ms=latency_ms)
+
+
+def _run(store: Store, turn: TurnInput, *, text: str, conversation, audit_turn, clock: _Turn) -> ModeOutcome:
     """The turn's stages inside its transaction: normalise, guard, code phrases or the mode, output guard.
 
-    Fills ``result``'s normalised words, guard verdicts and tool calls; the caller records the rest.
+    Every step it takes is an event on ``clock``; the caller says the reply and closes the turn.
     """
     from assistant.guard import REFUSAL, get_guard  # loaded on the first turn, not at import
 
     with clock.stage(Stage.NORMALIZE):
         lexicon = lexicon_for(store_pack_key(store))
         words = normalize(text, lexicon)
-        result.normalized = words.text
-        clock.emit(EventKind.TRANSCRIPT, {"text": text, "normalized": words.text, **(turn.transcript or {})})
+        clock.emit(Heard(text=text, normalized=words.text, speech=turn.transcript or {}))
 
     catalog = catalog_for(store=store, lexicon=lexicon)
     with clock.stage(Stage.INPUT_GUARD):
         verdict = get_guard().check_input(words.text, business_type=store_pack_key(store),
                                           catalog_names=catalog.guard_names)
-        result.guard["input"] = verdict.as_dict()
-        clock.emit(EventKind.GUARD, {"stage": "input", **verdict.as_dict()})
-        event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="input_guard", data=verdict.as_dict(),
-                     duration_ms=verdict.duration_ms)
+        clock.emit(GuardChecked(check=GuardCheck.INPUT, verdict=verdict))
         if not verdict.safe:
             unavailable = verdict.category == UNAVAILABLE
             return ModeOutcome(action=None, reply=UNAVAILABLE_REFUSAL if unavailable else REFUSAL,
@@ -214,48 +206,31 @@ def _run(store: Store, turn: TurnInput, *, text: str, conversation, audit_turn, 
     else:
         with clock.stage(Stage.MODE):
             outcome = _mode(str(turn.mode)).handle(ctx)
-    result.tool_calls = [view.as_dict() for view in ctx.tool_calls]
     if turn.transcript:  # heard words that only sound like a product: asked, not "we don't carry"
         named = bool(ground(words.text, catalog=catalog, lexicon=lexicon).products)
         outcome = heard.ask_product(turn.transcript, outcome, named_product=named,
-                                    tool_calls=result.tool_calls) or outcome
+                                    tool_calls=ctx.tool_calls) or outcome
     if outcome.route:  # who decided the router's action: the fast-path matcher or the model
         event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="route",
                      data={**outcome.route, "action": outcome.action})
 
     if outcome.model_written:
         with clock.stage(Stage.OUTPUT_GUARD):
-            _store_facts_check(ctx, outcome, audit_turn, result)
+            _store_facts_check(ctx, outcome)
             verdict = get_guard().check_output(words.text, outcome.reply, business_type=store_pack_key(ctx.store))
-            result.guard["output"] = verdict.as_dict()
-            clock.emit(EventKind.GUARD, {"stage": "output", **verdict.as_dict()})
-            event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="output_guard",
-                         data={**verdict.as_dict(), "reply": outcome.reply}, duration_ms=verdict.duration_ms)
+            clock.emit(GuardChecked(check=GuardCheck.OUTPUT, verdict=verdict, judged=outcome.reply))
             if not verdict.safe:
                 outcome.reply = UNAVAILABLE_REFUSAL if verdict.category == UNAVAILABLE else OUTPUT_BLOCKED
     return outcome
 
 
-def _data_blocked(clock: _Turn, audit_turn, result: TurnResult, exc: DataBlocked) -> ModeOutcome:
-    data = {"stage": exc.source, **exc.verdict.as_dict()}
-    result.tool_calls = []
-    result.guard["data"] = data
-    clock.emit(EventKind.GUARD, data)
-    event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="data_guard", data=data,
-                 outcome=Record.Outcome.REFUSED, duration_ms=exc.verdict.duration_ms)
-    return ModeOutcome(action=None, reply=DATA_BLOCKED, outcome=Outcome.BLOCKED)
-
-
-def _store_facts_check(ctx: TurnContext, outcome: ModeOutcome, audit_turn, result: TurnResult) -> None:
+def _store_facts_check(ctx: TurnContext, outcome: ModeOutcome) -> None:
     """A model-written reply states store facts only after a ledger tool answered this turn."""
     answered = [view.tool for view in ctx.tool_calls if view.ok]
     if reply_supported(outcome.reply, answered):
         return
-    claims = store_fact_claims(outcome.reply)
-    data = {"verdict": "replaced", "claims": claims, "reply": outcome.reply}
-    result.guard["store_facts"] = {"verdict": "replaced", "claims": claims}
-    ctx.emit(EventKind.GUARD, {"stage": "store_facts", "verdict": "replaced", "claims": claims})
-    event_record(turn=audit_turn, kind=Record.Kind.GUARD, name="store_facts", data=data)
+    claims = tuple(store_fact_claims(outcome.reply))
+    ctx.emit(GuardChecked(check=GuardCheck.STORE_FACTS, claims=claims, judged=outcome.reply))
     outcome.reply = STORE_FACTS_NEUTRAL
 
 

@@ -1,15 +1,21 @@
 """The typed vocabulary of a turn: stages, events, inputs and results.
 
-A turn runs as a fixed sequence of ``Stage``s and emits ``Event``s as it goes; the REST
-answer, the websocket and the audit all read the same events, so what the owner sees, what
-the API returns and what the auditor reads cannot drift apart.
+A turn runs as a fixed sequence of ``Stage``s and emits ``Event``s as it goes, each with a typed
+payload (``assistant.events``). The events are the turn's record: the REST answer
+(``TurnResult.from_events``), the websocket (``Event.as_dict``) and the audit
+(``assistant.turn_record``) are all read from them, so what the owner sees, what the API returns
+and what the auditor reads cannot drift apart.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assistant.events import Payload
 
 
 class Mode(StrEnum):
@@ -40,24 +46,21 @@ class EventKind(StrEnum):
     DONE = "done"
 
 
+class GuardCheck(StrEnum):
+    """Which check a guard event reports, and its key in the answer's ``guard``."""
+
+    INPUT = "input"
+    OUTPUT = "output"
+    STORE_FACTS = "store_facts"  # a model-written reply stated store facts no tool had answered
+    DATA = "data"  # text a model would read (catalog, tool results) looked like instructions
+
+
 class Outcome(StrEnum):
     ANSWERED = "answered"
     BLOCKED = "blocked"  # the input guard refused the request
     CLARIFIED = "clarified"  # the assistant asked a clarifying question
     REFUSED = "refused"  # policy refused a write the owner did not ask for
     ERROR = "error"
-
-
-@dataclass(frozen=True)
-class Event:
-    """One thing that happened in a turn, in order; ``data`` is JSON-serialisable."""
-
-    kind: EventKind
-    data: dict[str, Any]
-    at_ms: float = 0.0  # milliseconds since the turn started
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"type": str(self.kind), "at_ms": round(self.at_ms, 1), **self.data}
 
 
 @dataclass(frozen=True)
@@ -123,25 +126,76 @@ class TurnInput:
     transcript: dict[str, Any] | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
+class Event:
+    """One thing that happened in a turn, in order, with its typed payload.
+
+    ``as_dict`` is the public wire form (the websocket's message, a contract clients read); the
+    payload may hold more than it shows (what the answer and the audit read from it).
+    """
+
+    payload: Payload
+    at_ms: float = 0.0  # milliseconds since the turn started
+
+    @property
+    def kind(self) -> EventKind:
+        return self.payload.KIND
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.payload.data()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": str(self.kind), "at_ms": round(self.at_ms, 1), **self.data}
+
+
+@dataclass(frozen=True)
+class TurnIdentity:
+    """Which turn this is, known before any stage runs: its conversation, index, mode and words."""
+
+    conversation: str
+    turn: int
+    mode: str
+    transcript: str  # the owner's words as the turn read them (typed, transcribed, or the words a yes ran)
+
+
+@dataclass(frozen=True)
 class TurnResult:
-    """The public answer of a turn (the shape of ``POST /api/v1/turns``)."""
+    """The public answer of a turn (the shape of ``POST /api/v1/turns``), folded from its events.
+
+    Attributes:
+        guard: each check's verdict by ``GuardCheck`` ("input" and "output" always present).
+        tool_calls: the calls that stayed (a turn that failed or was stopped by the data guard
+            rolled them back: none).
+        pending_draft: the draft waiting for approval after the turn, if any.
+        offered_draft_id: the draft this very turn put on offer (a yes next turn places it).
+        stages: milliseconds per ``Stage`` (the audit's own included once the turn is done).
+    """
 
     conversation: str
     turn: int
     mode: str
     transcript: str
     normalized: str
-    guard: dict[str, Any] = field(default_factory=lambda: {"input": None, "output": None})
+    guard: Mapping[str, Any] = field(default_factory=lambda: {"input": None, "output": None})
     action: str | None = None
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    tool_calls: tuple[dict[str, Any], ...] = ()
     reply: str = ""
-    media: list[dict[str, Any]] = field(default_factory=list)
+    media: tuple[dict[str, Any], ...] = ()
     pending_draft: dict[str, Any] | None = None
-    offered_draft_id: int | None = None  # the draft this very turn put on offer (a yes next turn places it)
+    offered_draft_id: int | None = None
     latency_ms: float = 0.0
     outcome: str = Outcome.ANSWERED
-    stages: dict[str, float] = field(default_factory=dict)
+    stages: Mapping[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_events(cls, identity: TurnIdentity, events: Iterable[Event], *, latency_ms: float) -> TurnResult:
+        """The answer as the events tell it: a fold over the turn's events, in order."""
+        from assistant.events import fold
+
+        return cls(conversation=identity.conversation, turn=identity.turn, mode=identity.mode,
+                   transcript=identity.transcript, latency_ms=latency_ms,
+                   **fold(events, normalized=identity.transcript))
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -150,11 +204,11 @@ class TurnResult:
             "mode": self.mode,
             "transcript": self.transcript,
             "normalized": self.normalized,
-            "guard": self.guard,
+            "guard": dict(self.guard),
             "action": self.action,
-            "tool_calls": self.tool_calls,
+            "tool_calls": list(self.tool_calls),
             "reply": self.reply,
-            "media": self.media,
+            "media": list(self.media),
             "pending_draft": self.pending_draft,
             "offered_draft_id": self.offered_draft_id,
             "latency_ms": round(self.latency_ms, 1),

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant import tool_args
+from assistant.events import Payload, ToolCalled
 from assistant.guard.data import data_check, result_texts
-from assistant.types import EventKind, Outcome, ToolCallView
+from assistant.types import Outcome, ToolCallView
 from mcp_gateway.execution import ToolResult, execute_tool
 from mcp_gateway.policy import Caller
 
@@ -40,7 +41,7 @@ class TurnContext:
     turn_index: int
     caller: Caller
     policy: OwnerWordsPolicy
-    emit: Callable[[EventKind, dict[str, Any]], None]
+    emit: Callable[[Payload], None]
     tool_calls: list[ToolCallView] = field(default_factory=list)
     results: list[ToolResult] = field(default_factory=list)
 
@@ -78,18 +79,15 @@ class TurnContext:
         )
         self.tool_calls.append(view)
         self.results.append(result)
-        self.emit(
-            EventKind.TOOL_CALL,
-            {**view.as_dict(), "outcome": result.outcome, "ms": round((time.perf_counter() - started) * 1000, 1),
-             **({"repairs": list(repairs)} if repairs else {})},
-        )
+        self.emit(ToolCalled(call=view, outcome=result.outcome, ms=(time.perf_counter() - started) * 1000,
+                             repairs=tuple(repairs)))
         return result
 
     def simulator_call(self, name: str, arguments: dict[str, Any], result: dict[str, Any]) -> None:
         """Record an action the client performs (play the demo film, an audio guide) as a tool call."""
         view = ToolCallView(tool=name, arguments=arguments, result=result, ok=True)
         self.tool_calls.append(view)
-        self.emit(EventKind.TOOL_CALL, {**view.as_dict(), "outcome": "ok", "ms": 0.0})
+        self.emit(ToolCalled(call=view, outcome="ok"))
 
 
 @dataclass

@@ -42,6 +42,7 @@ from django.core.exceptions import ImproperlyConfigured
 from jsonschema import Draft202012Validator
 
 from assistant import replies
+from assistant.events import ToolsShortlisted
 from assistant.grounding import ground
 from assistant.model_log import ask
 from assistant.modes.base import ModeOutcome, TurnContext
@@ -54,7 +55,7 @@ from assistant.reply_numbers import (
     unsupported_numbers,
 )
 from assistant.retrieval import DEFAULT_K, ESCAPE_HATCH, tool_shortlist
-from assistant.types import EventKind, Outcome
+from assistant.types import Outcome
 from inference.base import ModelRequest, Role, parse_json
 from mcp_gateway.registry import tool_get, tool_list
 from packs.source import store_pack_key
@@ -227,7 +228,7 @@ class Harness:
     # -- the loop ----------------------------------------------------------------------------
 
     def run(self) -> ModeOutcome:
-        self.ctx.emit(EventKind.ACTION, {"variant": "hardened", "shortlist": self.shortlist})
+        self.ctx.emit(ToolsShortlisted(shortlist=tuple(self.shortlist)))
         call_repaired = reply_repaired = False
         calls_only = False
         for number in range(common.MAX_STEPS):

@@ -14,13 +14,14 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from assistant.events import ActionChosen
 from assistant.grounding import Grounding, ground
 from assistant.matcher.route import DecidedBy, fast_path
 from assistant.model_log import ask
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.modes.router import prompt as prompts
 from assistant.modes.router.actions import ACTIONS, Decision
-from assistant.types import EventKind, Outcome
+from assistant.types import Outcome
 from inference.base import InferenceError, ModelRequest, Role
 from packs.source import store_pack_key
 
@@ -67,8 +68,8 @@ class RouterMode:
         decision, _ = refine(as_behaviour(pack, decision), ctx.words, ground(ctx.words.text, catalog=ctx.catalog, lexicon=ctx.lexicon,
                                                          last_product=ctx.state.last_product or None,
                                                          hint=decision.item))
-        ctx.emit(EventKind.ACTION, {"action": pack.action_for(decision.action, preferred=chosen), "item": decision.item,
-                                    "ask": decision.ask, "topic": decision.topic, "kind": decision.kind, **route})
+        ctx.emit(ActionChosen(action=pack.action_for(decision.action, preferred=chosen), item=decision.item,
+                              ask=decision.ask, topic=decision.topic, kind=decision.kind, route=route))
         outcome = ACTIONS[decision.action](ctx, decision)
         if outcome.action:
             outcome.action = pack.action_for(outcome.action, preferred=chosen)
