@@ -21,7 +21,6 @@ from assistant import heard, model_log, phrases, replies
 from assistant.catalogs import catalog_data_check, catalog_for
 from assistant.conversations import conversation_for
 from assistant.events import Done, Failed, GuardChecked, Heard, MediaShown, Payload, Replied
-from assistant.grounding import ground
 from assistant.guard import UNAVAILABLE, UNAVAILABLE_REFUSAL
 from assistant.guard.data import DATA_BLOCKED, DataBlocked
 from assistant.guard.store_facts import (
@@ -207,7 +206,7 @@ def _run(store: Store, turn: TurnInput, *, text: str, conversation, audit_turn, 
         with clock.stage(Stage.MODE):
             outcome = _mode(str(turn.mode)).handle(ctx)
     if turn.transcript:  # heard words that only sound like a product: asked, not "we don't carry"
-        named = bool(ground(words.text, catalog=catalog, lexicon=lexicon).products)
+        named = bool(ctx.ground().products)
         outcome = heard.ask_product(turn.transcript, outcome, named_product=named,
                                     tool_calls=ctx.tool_calls) or outcome
     if outcome.route:  # who decided the router's action: the fast-path matcher or the model
@@ -240,9 +239,7 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool, *, turn: TurnInput, audit
         pack = router_pack(store_pack_key(ctx.store))
         reply = pack.launch_reply.format(owner=ctx.store.owner_name or "there", store=ctx.store.name)
         return ModeOutcome(action="launch", reply=reply)
-    names_products = bool(
-        ground(ctx.words.text, catalog=ctx.catalog, lexicon=ctx.lexicon).products
-    )
+    names_products = bool(ctx.ground().products)
     answer = phrases.yes_or_no(ctx.words.text, names_products=names_products)
     if answer == phrases.Reply.OTHER:
         return None

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assistant.grounding import ProductRef, ground
+from assistant.grounding import ProductRef
 
 if TYPE_CHECKING:
     from assistant.modes.base import TurnContext
@@ -124,8 +124,7 @@ def _reorder(ctx: TurnContext, args: dict[str, Any]) -> Filled:
 def _owner_product(ctx: TurnContext, words: Any, *, field: str) -> tuple[ProductRef | None, str]:
     """The catalog product the owner's words (and ``words`` as a hint among them) name, or why not."""
     hint = words if isinstance(words, str) and words.strip() else None
-    grounding = ground(ctx.words.text, catalog=ctx.catalog, lexicon=ctx.lexicon,
-                       last_product=ctx.state.last_product or None, hint=hint)
+    grounding = ctx.ground(last_product=ctx.state.last_product or None, hint=hint)
     if grounding.products:
         return grounding.products[0], ""
     if grounding.unknown:
@@ -138,8 +137,7 @@ def _owner_product(ctx: TurnContext, words: Any, *, field: str) -> tuple[Product
 
 
 def _names_nothing(ctx: TurnContext) -> bool:
-    grounding = ground(ctx.words.text, catalog=ctx.catalog, lexicon=ctx.lexicon,
-                       last_product=ctx.state.last_product or None)
+    grounding = ctx.ground(last_product=ctx.state.last_product or None)
     return not (grounding.products or grounding.group or grounding.unknown or grounding.ambiguous)
 
 

@@ -15,7 +15,7 @@ from mcp_gateway.execution import ToolResult, execute_tool
 from mcp_gateway.policy import Caller
 
 if TYPE_CHECKING:
-    from assistant.grounding import Catalog
+    from assistant.grounding import Catalog, Grounding
     from assistant.lexicon import Lexicon
     from assistant.media.library import MediaItem
     from assistant.models import Conversation
@@ -44,6 +44,18 @@ class TurnContext:
     emit: Callable[[Payload], None]
     tool_calls: list[ToolCallView] = field(default_factory=list)
     results: list[ToolResult] = field(default_factory=list)
+    _groundings: dict[tuple[str | None, str | None], Grounding] = field(default_factory=dict, repr=False)
+
+    def ground(self, *, last_product: str | None = None, hint: str | None = None) -> Grounding:
+        """What the owner's words name in the catalog (``assistant.grounding.ground``), worked out once
+        per turn for each ``last_product`` and ``hint``: the words, catalog and lexicon are the turn's."""
+        key = (last_product, hint)
+        if key not in self._groundings:
+            from assistant.grounding import ground
+
+            self._groundings[key] = ground(self.words.text, catalog=self.catalog, lexicon=self.lexicon,
+                                           last_product=last_product, hint=hint)
+        return self._groundings[key]
 
     def call_tool(
         self, name: str, arguments: dict[str, Any] | None, *, caller: Caller | None = None,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assistant import replies
-from assistant.grounding import Grounding, ground
+from assistant.grounding import Grounding
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.types import Outcome
 
@@ -33,13 +33,7 @@ class Decision:
 
 
 def _ground(ctx: TurnContext, decision: Decision) -> Grounding:
-    return ground(
-        ctx.words.text,
-        catalog=ctx.catalog,
-        lexicon=ctx.lexicon,
-        last_product=ctx.state.last_product or None,
-        hint=decision.item,
-    )
+    return ctx.ground(last_product=ctx.state.last_product or None, hint=decision.item)
 
 
 def _failure(ctx: TurnContext, result, action: str) -> ModeOutcome:

@@ -65,9 +65,8 @@ class RouterMode:
         if decision is None:
             return ModeOutcome(action=None, reply=CLARIFY, outcome=Outcome.CLARIFIED, route=route)
         chosen = decision.action
-        decision, _ = refine(as_behaviour(pack, decision), ctx.words, ground(ctx.words.text, catalog=ctx.catalog, lexicon=ctx.lexicon,
-                                                         last_product=ctx.state.last_product or None,
-                                                         hint=decision.item))
+        decision, _ = refine(as_behaviour(pack, decision), ctx.words,
+                             ctx.ground(last_product=ctx.state.last_product or None, hint=decision.item))
         ctx.emit(ActionChosen(action=pack.action_for(decision.action, preferred=chosen), item=decision.item,
                               ask=decision.ask, topic=decision.topic, kind=decision.kind, route=route))
         outcome = ACTIONS[decision.action](ctx, decision)
