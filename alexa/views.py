@@ -24,7 +24,9 @@ from django.views.decorators.http import require_POST
 
 from alexa import responses
 from alexa.verify import VerificationFailed, request_verify
+from assistant import sentences
 from assistant.modes.router.prompt import router_pack
+from assistant.sentences import say
 from assistant.types import Mode
 from audit.models import Channel
 from identity.credentials import credential_authenticate
@@ -42,19 +44,17 @@ TOKEN_SCOPE = StoreToken.Scope.API
 SESSION_PREFIX = "amzn1.echo-api.session."
 MAX_CONVERSATION = 64
 
-LINK_TEXT = "To talk to your store, please link your Shelfwise store account in the Alexa app. I've sent a card there."
-HELP_TEXT = (
-    "You can ask me where something is, what's running low, how today's sales look, or to reorder. "
-    "For example, say: tell me where the basmati rice is."
-)
-PROMPT = "What would you like to know about your store?"
-FALLBACK_TEXT = "Sorry, I didn't catch that. Try starting with: tell me, for example: tell me what's running low."
-GOODBYE = "Goodbye."
-SORRY = "Sorry, something went wrong on my side. Nothing was changed; please try again."
-CONFIRM_PROMPT = "Should I place that order? Say yes or no."
-STILL_WORKING = "That's taking me longer than usual. Ask me again in a moment."
+# What Alexa says (assistant.sentences holds the words; ``say`` gives them in the active language).
+LINK_TEXT = sentences.ALEXA_LINK
+HELP_TEXT = sentences.ALEXA_HELP
+PROMPT = sentences.ALEXA_PROMPT
+FALLBACK_TEXT = sentences.ALEXA_FALLBACK
+GOODBYE = sentences.ALEXA_GOODBYE
+SORRY = sentences.TURN_FAILED
+CONFIRM_PROMPT = sentences.ALEXA_CONFIRM_PROMPT
+STILL_WORKING = sentences.ALEXA_STILL_WORKING
 # Over the linked token's turn rate: Alexa treats a non-200 as a broken skill, so this is an answer.
-SLOW_DOWN = "You're asking faster than I can keep up. Try again in a minute."
+SLOW_DOWN = sentences.ALEXA_SLOW_DOWN
 # Alexa waits about eight seconds for an answer; the turn's worker gets most of them.
 ALEXA_TURN_WAIT_S = 6.5
 
@@ -89,7 +89,7 @@ def skill(request: HttpRequest) -> JsonResponse:
         document = _handle(payload)
     except Exception:  # a verified request always gets a spoken answer, never a stack trace
         logger.exception("Alexa request failed")
-        document = responses.answer(text=SORRY, end_session=True)
+        document = responses.answer(text=say(SORRY), end_session=True)
     return JsonResponse(document)
 
 
@@ -108,23 +108,23 @@ def _handle(payload: dict[str, Any]) -> dict[str, Any]:
         return responses.empty()  # device and player events need no answer from a store assistant
     token = _linked_token(payload)
     if token is None:
-        return responses.link_account(LINK_TEXT)
+        return responses.link_account(say(LINK_TEXT))
     store = token.store
     if kind == "LaunchRequest":
-        return _say(store, _welcome(store), end_session=False, reprompt=PROMPT)
+        return _say(store, _welcome(store), end_session=False, reprompt=say(PROMPT))
     intent = request.get("intent") if isinstance(request.get("intent"), dict) else {}
     name = intent.get("name")
     if name in ENDING:
-        return _say(store, GOODBYE, end_session=True)
+        return _say(store, say(GOODBYE), end_session=True)
     if name == "AMAZON.HelpIntent":
-        return _say(store, HELP_TEXT, end_session=False, reprompt=PROMPT)
+        return _say(store, say(HELP_TEXT), end_session=False, reprompt=say(PROMPT))
     if name in YES_NO:
         return _turn(payload, store=store, token=token, text=YES_NO[name])
     if name == REQUEST_INTENT:
         words = _slot_value(intent, REQUEST_SLOT)
         if words:
             return _turn(payload, store=store, token=token, text=words)
-    return _say(store, FALLBACK_TEXT, end_session=False, reprompt=PROMPT)
+    return _say(store, say(FALLBACK_TEXT), end_session=False, reprompt=say(PROMPT))
 
 
 def _linked_token(payload: dict[str, Any]) -> StoreToken | None:
@@ -148,7 +148,7 @@ def _turn(payload: dict[str, Any], *, store: Store, token: StoreToken, text: str
     uses too); over it, nothing runs and Alexa hears ``SLOW_DOWN``.
     """
     if turn_charge(token_ident(token)) is not None:
-        return _say(store, SLOW_DOWN, end_session=False)
+        return _say(store, say(SLOW_DOWN), end_session=False)
     notify = async_to_sync(get_channel_layer().new_channel)() if push_reaches_web() else None
     job = turn_submit(
         store=store, channel=Channel.ALEXA.value, mode=Mode.ROUTER.value, actor=f"token:{token.prefix}", text=text,
@@ -156,16 +156,16 @@ def _turn(payload: dict[str, Any], *, store: Store, token: StoreToken, text: str
     )
     status = async_to_sync(turn_wait)(store=store, job_id=str(job.pk), notify=notify, timeout=ALEXA_TURN_WAIT_S)
     if status is None or status["status"] != "done":
-        message = (status or {}).get("error", {}).get("message") if status else STILL_WORKING
-        return _say(store, message or SORRY, end_session=False, reprompt=PROMPT)
+        message = (status or {}).get("error", {}).get("message") if status else say(STILL_WORKING)
+        return _say(store, message or say(SORRY), end_session=False, reprompt=say(PROMPT))
     answer = status["result"]  # the turn's answer (TurnResult.as_dict), as the worker stored it
     # A draft offered by this very turn: the next "yes" in this session is the one that places it.
     offered = answer.get("offered_draft_id") is not None
     return _say(
         store,
-        answer.get("reply") or SORRY,
+        answer.get("reply") or say(SORRY),
         end_session=False,
-        reprompt=CONFIRM_PROMPT if offered else PROMPT,
+        reprompt=say(CONFIRM_PROMPT if offered else PROMPT),
         card=_card_text(answer),
         attributes={"conversation": answer.get("conversation")},
     )
@@ -188,12 +188,12 @@ def _welcome(store: Store) -> str:
         return line.format(owner=store.owner_name or "there", store=store.name)
     except Exception:  # a vendor pack with a broken line still gets a welcome
         logger.exception("Launch line for %s failed", store.business_type.slug)
-        return f"Hi, {store.name} is ready. {PROMPT}"
+        return say(sentences.ALEXA_READY, store=store.name, prompt=say(PROMPT))
 
 
 def _card_text(answer: dict[str, Any]) -> str:
     """The reply, then one line per photo, film or audio guide the turn returned (links to open them)."""
-    lines = [answer.get("reply") or SORRY]
+    lines = [answer.get("reply") or say(SORRY)]
     for item in answer.get("media") or []:
         url = str(item.get("url") or "")
         if url.startswith("/"):

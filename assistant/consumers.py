@@ -21,6 +21,7 @@ from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from assistant import socket_slots
+from assistant.sentences import say
 from assistant.socket_slots import slot_limit, slot_release, slot_renew, slot_take
 from assistant.tasks import TURN_FAILED, failure_events
 from assistant.types import Mode
@@ -466,7 +467,7 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         except Exception:
             logger.exception("Voice turn did not finish for store %s", self.store.pk)
         if not done.is_set():  # the bound passed (a worker lost) or it failed: free the socket
-            await self._finish_failed("turn_failed", TURN_FAILED, done)
+            await self._finish_failed("turn_failed", say(TURN_FAILED), done)
 
     async def _finish_failed(self, code: str, message: str, done: asyncio.Event) -> None:
         if not done.is_set():

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from django.utils.translation import gettext as _
-
+from assistant import sentences
 from assistant.model_log import ask
+from assistant.sentences import say
 from inference.base import InferenceError, ModelRequest, Role
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ SYSTEM = (
 )
 SMALL_TALK = frozenset({"greeting", "thanks", "reaction"})
 _PART_OF_DAY = re.compile(r"\b(morning|afternoon|evening)\b")
-FALLBACK = "Sorry, I can't answer that right now. I can help with your store's stock, sales and orders."
+FALLBACK = sentences.GENERAL_FALLBACK
 
 
 def general_answer(ctx: TurnContext) -> str:
@@ -43,18 +43,19 @@ def general_answer(ctx: TurnContext) -> str:
             ModelRequest(role=Role.GENERAL, messages=messages, temperature=0.0, max_tokens=72), purpose="general answer"
         )
     except InferenceError:
-        return FALLBACK
+        return say(FALLBACK)
     text = " ".join(response.text.split())
-    return text or FALLBACK
+    return text or say(FALLBACK)
 
 
 def small_talk_reply(kind: str, text: str) -> str:
     """A short reply to a greeting, thanks or a reaction, written by code (the fast path's small talk)."""
     if kind == "thanks":
-        return _("You're welcome! Anything else I can look up?")
+        return say(sentences.YOU_ARE_WELCOME)
     if kind == "reaction":
-        return _("Glad to help. What else can I do for you?")
+        return say(sentences.GLAD_TO_HELP)
     part = _PART_OF_DAY.search(text.lower())
-    greetings = {"morning": _("Good morning!"), "afternoon": _("Good afternoon!"), "evening": _("Good evening!")}
-    hello = greetings[part.group(1)] if part else _("Hello!")
-    return hello + " " + _("What can I help you with?")
+    greetings = {"morning": sentences.GOOD_MORNING, "afternoon": sentences.GOOD_AFTERNOON,
+                 "evening": sentences.GOOD_EVENING}
+    hello = greetings[part.group(1)] if part else sentences.HELLO
+    return say(hello) + " " + say(sentences.WHAT_CAN_I_DO)

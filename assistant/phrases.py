@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
+from assistant import sentences
+
 _LAUNCH = re.compile(r"^(open|launch|start|hello|hi|hey)?\s*(shelf ?wise|the store|my store)\s*$|^$")
 # A yes is an explicit yes as the whole answer: a yes word and/or a "go ahead"-style command, with
 # nothing after it but politeness. Anything that defers, doubts or adds a condition is asked again.
@@ -32,7 +34,7 @@ _NO = re.compile(
 _NARROWING = re.compile(r"\b(only|just|instead|but|except)\b")
 # Long answers are not a clear yes, whatever they start with.
 MAX_YES_WORDS = 8
-ASK_AGAIN = "Shall I place it? Say yes or no."
+ASK_AGAIN = sentences.ASK_AGAIN
 
 
 class Reply(StrEnum):

@@ -17,22 +17,19 @@ from contextlib import contextmanager
 from django.db import transaction
 
 from alerts.delivery import spoken_preface
-from assistant import heard, model_log, phrases, replies
+from assistant import heard, model_log, phrases, replies, sentences
 from assistant.catalogs import catalog_data_check, catalog_for
 from assistant.conversations import conversation_for
 from assistant.events import Done, Failed, GuardChecked, Heard, MediaShown, Payload, Replied
-from assistant.guard import UNAVAILABLE, UNAVAILABLE_REFUSAL
-from assistant.guard.data import DATA_BLOCKED, DataBlocked
-from assistant.guard.store_facts import (
-    STORE_FACTS_NEUTRAL,
-    reply_supported,
-    store_fact_claims,
-)
+from assistant.guard import UNAVAILABLE
+from assistant.guard.data import DataBlocked
+from assistant.guard.store_facts import reply_supported, store_fact_claims
 from assistant.lexicon import lexicon_for
 from assistant.modes.base import ModeOutcome, TurnContext, TurnMode
 from assistant.modes.router.prompt import router_pack
 from assistant.normalize import normalize
 from assistant.policy import OwnerWords, OwnerWordsPolicy
+from assistant.sentences import say
 from assistant.turn_record import event_audit
 from assistant.types import Event, GuardCheck, Mode, Outcome, Stage, TurnIdentity, TurnInput, TurnResult
 from audit.models import Record, Turn
@@ -49,8 +46,7 @@ from tenants.permissions import may_confirm_orders
 logger = logging.getLogger(__name__)
 
 MAX_TEXT = 500
-TURN_FAILED = "Sorry, something went wrong on my side. Nothing was changed; please try again."
-OUTPUT_BLOCKED = "I can't help with that. For anything about health or medicine, please ask a doctor."
+TURN_FAILED = sentences.TURN_FAILED
 ASSISTANT_SCOPES = frozenset({"mcp"})
 # Only code, on the owner's fresh yes, confirms a draft: this grant never reaches a model's calls.
 CONFIRM_SCOPES = frozenset({"mcp", "orders:confirm"})
@@ -133,11 +129,12 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
                 _remember(conversation, index, outcome, offered=heard.offered_words(turn.transcript, outcome))
         except DataBlocked as exc:  # fail closed: the ledger rolled back, the owner told what to check
             clock.emit(GuardChecked(check=GuardCheck.DATA, verdict=exc.verdict, source=exc.source))
-            outcome = ModeOutcome(action=None, reply=DATA_BLOCKED, outcome=Outcome.BLOCKED)
+            outcome = ModeOutcome(action=None, reply=say(sentences.DATA_BLOCKED), outcome=Outcome.BLOCKED)
         except Exception as exc:  # any stage: an error event and a short reply; the ledger rolled back
             logger.exception("Turn %s/%s failed", conversation.key, index)
-            clock.emit(Failed(message=TURN_FAILED, error_type=type(exc).__name__, detail=str(exc)))
-            outcome = ModeOutcome(action=None, reply=TURN_FAILED, outcome=Outcome.ERROR)
+            failed = say(sentences.TURN_FAILED)
+            clock.emit(Failed(message=failed, error_type=type(exc).__name__, detail=str(exc)))
+            outcome = ModeOutcome(action=None, reply=failed, outcome=Outcome.ERROR)
         # Open alerts first (alerts.delivery), unless the answer is the alerts themselves ("any alerts?").
         if index == 1 and outcome.action != "alerts" and outcome.outcome not in (Outcome.ERROR, Outcome.BLOCKED):
             outcome.reply = spoken_preface(store=store, actor=turn.actor, channel=turn.channel, reply=outcome.reply)
@@ -167,7 +164,7 @@ def _run(store: Store, turn: TurnInput, *, text: str, conversation, audit_turn, 
 
     Every step it takes is an event on ``clock``; the caller says the reply and closes the turn.
     """
-    from assistant.guard import REFUSAL, get_guard  # loaded on the first turn, not at import
+    from assistant.guard import get_guard  # loaded on the first turn, not at import
 
     with clock.stage(Stage.NORMALIZE):
         lexicon = lexicon_for(store_pack_key(store))
@@ -181,8 +178,8 @@ def _run(store: Store, turn: TurnInput, *, text: str, conversation, audit_turn, 
         clock.emit(GuardChecked(check=GuardCheck.INPUT, verdict=verdict))
         if not verdict.safe:
             unavailable = verdict.category == UNAVAILABLE
-            return ModeOutcome(action=None, reply=UNAVAILABLE_REFUSAL if unavailable else REFUSAL,
-                               outcome=Outcome.BLOCKED)
+            refusal = sentences.GUARD_UNAVAILABLE if unavailable else sentences.REFUSAL
+            return ModeOutcome(action=None, reply=say(refusal), outcome=Outcome.BLOCKED)
 
     with clock.stage(Stage.INPUT_GUARD):  # every mode's prompt reads the catalog
         catalog_data_check(store=store, catalog=catalog)
@@ -219,7 +216,8 @@ def _run(store: Store, turn: TurnInput, *, text: str, conversation, audit_turn, 
             verdict = get_guard().check_output(words.text, outcome.reply, business_type=store_pack_key(ctx.store))
             clock.emit(GuardChecked(check=GuardCheck.OUTPUT, verdict=verdict, judged=outcome.reply))
             if not verdict.safe:
-                outcome.reply = UNAVAILABLE_REFUSAL if verdict.category == UNAVAILABLE else OUTPUT_BLOCKED
+                unavailable = verdict.category == UNAVAILABLE
+                outcome.reply = say(sentences.GUARD_UNAVAILABLE if unavailable else sentences.OUTPUT_BLOCKED)
     return outcome
 
 
@@ -230,7 +228,7 @@ def _store_facts_check(ctx: TurnContext, outcome: ModeOutcome) -> None:
         return
     claims = tuple(store_fact_claims(outcome.reply))
     ctx.emit(GuardChecked(check=GuardCheck.STORE_FACTS, claims=claims, judged=outcome.reply))
-    outcome.reply = STORE_FACTS_NEUTRAL
+    outcome.reply = say(sentences.STORE_FACTS_NEUTRAL)
 
 
 def _code_phrases(ctx: TurnContext, draft_fresh: bool, *, turn: TurnInput, audit_turn) -> ModeOutcome | None:
@@ -249,11 +247,11 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool, *, turn: TurnInput, audit
         if pending is None or pending.pk != draft_id or not draft_fresh:
             return None  # not an answer to a live offer: the mode reads it
         # Hedged, conditional or long: nothing is placed; the offer stands for the next answer.
-        return ModeOutcome(action="confirm", reply=phrases.ASK_AGAIN, offered_draft_id=draft_id)
+        return ModeOutcome(action="confirm", reply=say(sentences.ASK_AGAIN), offered_draft_id=draft_id)
     if pending is None or pending.pk != draft_id:
         if answer == phrases.Reply.YES:
-            return ModeOutcome(action="confirm", reply="There's no order waiting for a yes right now.")
-        return ModeOutcome(action="decline", reply="Okay, no problem.")
+            return ModeOutcome(action="confirm", reply=say(sentences.NO_ORDER_WAITING))
+        return ModeOutcome(action="decline", reply=say(sentences.NO_PROBLEM))
     if answer == phrases.Reply.NO:
         try:
             draft_decline(store=ctx.store, draft_id=draft_id, actor=ctx.caller.actor)
@@ -263,19 +261,15 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool, *, turn: TurnInput, audit
             return ModeOutcome(action="decline", reply=exc.message, outcome=Outcome.ERROR)
         event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="draft_decline",
                      data={"draft": draft_id, "actor": ctx.caller.actor})
-        return ModeOutcome(action="decline", reply="Okay, I've dropped that draft. Nothing was ordered.")
+        return ModeOutcome(action="decline", reply=say(sentences.DRAFT_DROPPED))
     if not draft_fresh:
-        return ModeOutcome(
-            action="confirm",
-            reply="That draft is waiting in your approvals. Ask me to reorder again, or approve it there.",
-        )
+        return ModeOutcome(action="confirm", reply=say(sentences.DRAFT_IN_APPROVALS))
     if not may_confirm_orders(store=ctx.store, actor=turn.actor, channel=turn.channel):
         # Staff (or a credential without orders:confirm) said yes: refused in a sentence, and audited.
         event_record(turn=audit_turn, kind=Record.Kind.EVENT, name="confirm_refused",
                      data={"draft": draft_id, "actor": turn.actor}, outcome=Record.Outcome.DENIED,
                      error="Only the store's owner can place orders.")
-        return ModeOutcome(action="confirm", outcome=Outcome.REFUSED,
-                           reply="Only the store's owner can place orders. The draft is waiting in approvals for them.")
+        return ModeOutcome(action="confirm", outcome=Outcome.REFUSED, reply=say(sentences.OWNER_ONLY_CONFIRMS))
     confirm_caller = Caller(channel="assistant", actor=ctx.caller.actor.replace("assistant:", "owner-yes:"),
                             scopes=CONFIRM_SCOPES, conversation=ctx.caller.conversation, mode=ctx.caller.mode,
                             turn_id=ctx.caller.turn_id, speaker=ctx.caller.speaker,
@@ -283,8 +277,8 @@ def _code_phrases(ctx: TurnContext, draft_fresh: bool, *, turn: TurnInput, audit
     result = ctx.call_tool("place_reorder", {"confirmed": True, "draftId": draft_id}, caller=confirm_caller,
                            policy=None, idempotency_key=f"confirm-{draft_id}")
     if not result.ok or not result.data.get("confirmed"):
-        return ModeOutcome(action="confirm", reply=f"I couldn't place it: {result.message or 'the draft is gone'}",
-                           outcome=Outcome.ERROR)
+        reason = result.message or say(sentences.DRAFT_GONE)
+        return ModeOutcome(action="confirm", reply=say(sentences.COULD_NOT_PLACE, reason=reason), outcome=Outcome.ERROR)
     return ModeOutcome(action="confirm", reply=replies.order_placed(result.data))
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from assistant import sentences
+from assistant.sentences import say
 from mcp_gateway.policy import Refusal, ToolCall
 
 _COUNT_CHANGE = re.compile(
@@ -85,20 +87,18 @@ class OwnerWordsPolicy:
         args = call.arguments
         if name == "update_inventory":
             if not self.words.asks_count_change:
-                return Refusal("You didn't tell me a new count with a number, so no count was changed.")
+                return Refusal(say(sentences.NO_COUNT_NUMBER))
             if args.get("stock") not in self.words.numbers:
-                return Refusal(
-                    f"You didn't say {args.get('stock')}; I can only set a count to a number you said."
-                )
+                return Refusal(say(sentences.COUNT_NOT_SAID, stock=args.get("stock")))
             return None
         if name == "place_reorder":
             if args.get("confirmed"):
-                return Refusal("Only you can confirm an order, by saying yes to the draft; nothing was ordered.")
+                return Refusal(say(sentences.ONLY_YOU_CONFIRM))
             if not self.words.asks_order:
-                return Refusal("You didn't ask me to order or restock, so I made no draft.")
+                return Refusal(say(sentences.NO_ORDER_ASKED))
             return None
         if name in ("send_inventory_report", "send_sales_report") and not self.words.asks_report:
-            return Refusal("You didn't ask for a report by email, so nothing was sent.")
+            return Refusal(say(sentences.NO_REPORT_ASKED))
         if name == "dismiss_alert" and not self.words.asks_acknowledge:
-            return Refusal("You didn't say you had seen or dealt with the alert, so it stays open.")
+            return Refusal(say(sentences.ALERT_NOT_DEALT))
         return None

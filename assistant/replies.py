@@ -6,11 +6,15 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from assistant import sentences
+from assistant.sentences import say
+
 _IRREGULAR = {"box": "boxes", "pouch": "pouches", "dozen": "dozen", "piece": "pieces"}
 
 
-def join(items: Iterable[str], word: str = "and") -> str:
-    """"a", "a and b", "a, b and c"."""
+def join(items: Iterable[str], word: str | None = None) -> str:
+    """"a", "a and b", "a, b and c" (``word``: another joining word, "or")."""
+    word = word or say(sentences.AND)
     items = [item for item in items if item]
     if len(items) <= 1:
         return "".join(items)
@@ -43,29 +47,31 @@ def money(value: Any, currency: str = "USD") -> str:
 
 def product_where(product: Mapping[str, Any]) -> str:
     note = f", {product['shelfNote']}" if product.get("shelfNote") else ""
-    return f"{product['name']} is in {product['location']}{note}."
+    return say(sentences.PRODUCT_WHERE, name=product["name"], location=product["location"], note=note)
 
 
 def product_count(product: Mapping[str, Any]) -> str:
     stock = product["stock"]
     unit = container(product["unit"], stock)
-    sentence = f"We have {stock} {unit} of {product['name']}."
+    sentence = say(sentences.PRODUCT_COUNT, stock=stock, unit=unit, name=product["name"])
     if stock == 0:
-        return f"{product['name']} is out of stock."
+        return say(sentences.PRODUCT_OUT, name=product["name"])
     if product.get("isLow"):
-        sentence += f" That is at or below its reorder point of {product['reorderPoint']}."
+        sentence += say(sentences.PRODUCT_LOW, reorder_point=product["reorderPoint"])
     return sentence
 
 
 def product_price(product: Mapping[str, Any], currency: str) -> str:
-    return f"{product['name']} is {money(product['price'], currency)} per {product['unit']}."
+    return say(sentences.PRODUCT_PRICE, name=product["name"], price=money(product["price"], currency),
+               unit=product["unit"])
 
 
 def product_available(product: Mapping[str, Any]) -> str:
     stock = product["stock"]
     if stock == 0:
-        return f"No, {product['name']} is out of stock right now."
-    return f"Yes, we have {product['name']}: {stock} {container(product['unit'], stock)}, in {product['location']}."
+        return say(sentences.PRODUCT_NOT_AVAILABLE, name=product["name"])
+    return say(sentences.PRODUCT_AVAILABLE, name=product["name"], stock=stock, unit=container(product["unit"], stock),
+               location=product["location"])
 
 
 def product_answer(product: Mapping[str, Any], ask: str, currency: str) -> str:
@@ -79,50 +85,47 @@ def product_answer(product: Mapping[str, Any], ask: str, currency: str) -> str:
 
 
 def not_carried(words: str) -> str:
-    return f"Sorry, we don't carry {words}."
+    return say(sentences.NOT_CARRIED, words=words)
 
 
 def product_list(products: list[Mapping[str, Any]], *, group: str | None = None) -> str:
     names = [product["name"] for product in products]
     if not names:
-        return f"We have nothing in {group} right now." if group else "The store has no products yet."
+        return say(sentences.GROUP_EMPTY, group=group) if group else say(sentences.NO_PRODUCTS)
     if group:
-        return f"In {group} we have {len(names)}: {join(names)}."
-    return f"We carry {len(names)} products: {join(names)}."
+        return say(sentences.GROUP_LIST, group=group, count=len(names), names=join(names))
+    return say(sentences.PRODUCT_LIST, count=len(names), names=join(names))
 
 
 def low_items(items: list[Mapping[str, Any]]) -> str:
     if not items:
-        return "Nothing is at or below its reorder point right now."
-    parts = [f"{item['name']} ({item['stock']} left)" for item in items]
-    noun = "item is" if len(parts) == 1 else "items are"
-    return f"{len(parts)} {noun} at or below the reorder point: {join(parts)}."
+        return say(sentences.NOTHING_LOW_NOW)
+    parts = [say(sentences.ITEM_LEFT, name=item["name"], stock=item["stock"]) for item in items]
+    return say(sentences.ONE_LOW if len(parts) == 1 else sentences.MANY_LOW, count=len(parts), items=join(parts))
 
 
 def sales_today(result: Mapping[str, Any]) -> str:
     currency = result.get("currency", "USD")
     top = [seller["item"] for seller in result.get("topSellers", [])[:3]]
-    sentence = (
-        f"Today so far: {result['receipts']} receipts, {money(result['revenue'], currency)} in sales, "
-        f"{result['unitsSold']} items sold."
-    )
+    sentence = say(sentences.SALES_TODAY, receipts=result["receipts"], revenue=money(result["revenue"], currency),
+                   units=result["unitsSold"])
     if top:
-        sentence += f" Top sellers: {join(top)}."
+        sentence += say(sentences.TOP_SELLERS, names=join(top))
     return sentence
 
 
 def store_health(reconciliation: Mapping[str, Any]) -> str:
     currency = reconciliation.get("currency", "USD")
     low = reconciliation.get("lowItems", [])
-    sentence = (
-        f"I closed the day's books: {reconciliation['receipts']} receipts and "
-        f"{money(reconciliation['revenue'], currency)} in sales. "
-    )
+    sentence = say(sentences.BOOKS_CLOSED, receipts=reconciliation["receipts"],
+                   revenue=money(reconciliation["revenue"], currency))
     if low:
-        names = [f"{item['item']} ({item['stock']} left)" for item in low]
-        sentence += f"{len(low)} {'item needs' if len(low) == 1 else 'items need'} reordering: {join(names)}."
+        names = [say(sentences.ITEM_LEFT, name=item["item"], stock=item["stock"]) for item in low]
+        one = len(low) == 1
+        sentence += say(sentences.ONE_NEEDS_REORDER if one else sentences.MANY_NEED_REORDER, count=len(low),
+                        items=join(names))
     else:
-        sentence += "Nothing is at or below its reorder point."
+        sentence += say(sentences.NOTHING_LOW)
     return sentence
 
 
@@ -132,8 +135,8 @@ SPOKEN_ALERTS = 3
 def _alert_clause(alert: Mapping[str, Any]) -> str:
     """An alert as said now: a stock alert with its product's count now (``get_alerts``' stockNow)."""
     if alert.get("kind") == "low_stock" and alert.get("product") and alert.get("stockNow") is not None:
-        return f"{alert['product']} is down to {alert['stockNow']}."
-    return str(alert.get("message") or "An alert.")
+        return say(sentences.ALERT_DOWN_TO, product=alert["product"], stock=alert["stockNow"])
+    return str(alert.get("message") or say(sentences.AN_ALERT))
 
 
 def alerts_open(result: Mapping[str, Any], low: list[Mapping[str, Any]] | None = None) -> str:
@@ -146,26 +149,24 @@ def alerts_open(result: Mapping[str, Any], low: list[Mapping[str, Any]] | None =
     holding = [alert for alert in listed if alert.get("stillHolds", True)]
     stale = len(listed) - len(holding)
     if not holding:
-        head = "No open alerts"
+        head = say(sentences.NO_OPEN_ALERTS)
         if stale:
-            one = stale == 1
-            head = (f"No open alert holds now: {stale} {'was' if one else 'were'} restocked since (say \"clear the "
-                    f"alerts\" to put {'it' if one else 'them'} away)")
+            head = say(sentences.NO_ALERT_HOLDS_ONE if stale == 1 else sentences.NO_ALERT_HOLDS_MANY, count=stale)
         if low:
-            return f"{head}. But {low_items(low)}"
-        return f"{head}, and nothing is at or below its reorder point."
+            return say(sentences.ALERTS_BUT_LOW, head=head, low=low_items(low))
+        return say(sentences.ALERTS_AND_NOTHING_LOW, head=head)
     total = max(int(result.get("count", len(listed))) - stale, len(holding))
     said = holding[:SPOKEN_ALERTS]
-    head = "One open alert: " if total == 1 else f"{total} open alerts: "
-    tail = f" And {total - len(said)} more on the alerts page." if total > len(said) else ""
+    head = say(sentences.ONE_OPEN_ALERT) if total == 1 else say(sentences.OPEN_ALERTS, count=total)
+    tail = say(sentences.MORE_ALERTS, count=total - len(said)) if total > len(said) else ""
     return head + " ".join(_alert_clause(alert) for alert in said) + tail
 
 
 def alerts_dismissed(names: list[str], count: int) -> str:
     """What was acknowledged: "Done: the Mustard oil alert is put away." / "Done: 3 alerts put away."."""
     if count == 1 and names:
-        return f"Done: the {names[0]} alert is put away."
-    return f"Done: {count} {'alert' if count == 1 else 'alerts'} put away."
+        return say(sentences.ALERT_PUT_AWAY, name=names[0])
+    return say(sentences.ONE_ALERT_PUT_AWAY if count == 1 else sentences.ALERTS_PUT_AWAY, count=count)
 
 
 def reorder_why(name: str, reason: str) -> str:
@@ -179,27 +180,24 @@ def draft_offer(draft: Mapping[str, Any], *, why: str = "") -> str:
     currency = draft.get("currency", "USD")
     lines = [f"{line['qty']} {line['item']}" for line in draft["lines"]]
     total = money(draft["estimatedTotal"], currency)
-    supplier = f" from {draft['supplier']}" if draft.get("supplier") else ""
+    supplier = say(sentences.DRAFT_FROM, supplier=draft["supplier"]) if draft.get("supplier") else ""
     because = f"{why} " if why else ""
-    return (
-        f"I've drafted an order for {join(lines)}, about {total}{supplier}. {because}"
-        "Shall I place it? Say yes to order, or no to drop it."
-    )
+    return say(sentences.DRAFT_OFFER, lines=join(lines), total=total, supplier=supplier, why=because)
 
 
 def order_placed(order: Mapping[str, Any]) -> str:
     currency = order.get("currency", "USD")
     lines = [f"{line['qty']} {line['item']}" for line in order["lines"]]
-    supplier = f" with {order['supplier']}" if order.get("supplier") else ""
-    return f"Done: the order for {join(lines)} is placed{supplier}, {money(order['total'], currency)}."
+    supplier = say(sentences.ORDER_WITH, supplier=order["supplier"]) if order.get("supplier") else ""
+    return say(sentences.ORDER_PLACED, lines=join(lines), supplier=supplier, total=money(order["total"], currency))
 
 
 def count_updated(result: Mapping[str, Any]) -> str:
-    return f"Done. {result['item']} is now set to {result['stock']}; it was {result['previousStock']}."
+    return say(sentences.COUNT_UPDATED, item=result["item"], stock=result["stock"], previous=result["previousStock"])
 
 
 def report_sent(result: Mapping[str, Any]) -> str:
-    return f"The {result['report']} report is on its way to {result['to']}."
+    return say(sentences.REPORT_SENT, report=result["report"], to=result["to"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,31 +240,36 @@ def _period_name(period: Mapping[str, Any], *, capital: bool = True) -> str:
 def _totals(data: Mapping[str, Any], currency: str) -> str:
     receipts = data["receipts"]
     if not receipts and Decimal(str(data["revenue"])) == 0:
-        return "no sales recorded"
-    text = (f"{receipts} receipt{'s' if receipts != 1 else ''}, {money(data['revenue'], currency)} in sales, "
-            f"{data['unitsSold']} item{'s' if data['unitsSold'] != 1 else ''} sold")
+        return say(sentences.NO_SALES_RECORDED)
+    units = data["unitsSold"]
+    counted = say(sentences.ONE_RECEIPT if receipts == 1 else sentences.RECEIPTS, count=receipts)
+    text = say(sentences.TOTALS, receipts=counted, revenue=money(data["revenue"], currency),
+               sold=say(sentences.ONE_ITEM_SOLD if units == 1 else sentences.ITEMS_SOLD, count=units))
     if data.get("averageBasket") is not None:
-        text += f", average basket {money(data['averageBasket'], currency)}"
+        text += say(sentences.AVERAGE_BASKET, amount=money(data["averageBasket"], currency))
     return text
 
 
 def _focus(data: Mapping[str, Any], currency: str) -> str:
     focus = data["focus"]
     if data.get("category"):
-        return f"{focus['name']} sold {focus['units']} item{'s' if focus['units'] != 1 else ''} for {money(focus['revenue'], currency)}"
+        one = focus["units"] == 1
+        return say(sentences.CATEGORY_ONE_SOLD if one else sentences.CATEGORY_SOLD, name=focus["name"],
+                   units=focus["units"], revenue=money(focus["revenue"], currency))
     if not focus["units"]:
-        return f"no {focus['name']} sold"
-    return f"we sold {focus['units']} {focus['name']} for {money(focus['revenue'], currency)}"
+        return say(sentences.NONE_SOLD, name=focus["name"])
+    return say(sentences.WE_SOLD, units=focus["units"], name=focus["name"], revenue=money(focus["revenue"], currency))
 
 
 def _rows(data: Mapping[str, Any], currency: str, *, sort: str, by: str) -> str:
     rows = data.get("rows") or []
     if not rows:
-        return "nothing sold"
+        return say(sentences.NOTHING_SOLD)
     if by == "category":
-        return "by category: " + join([f"{row['name']} {money(row['revenue'], currency)}" for row in rows])
-    parts = [f"{row['name']} ({row['units'] or 'none'})" for row in rows]
-    return ("slowest: " if sort == "worst" else "best sellers: ") + join(parts)
+        return say(sentences.BY_CATEGORY,
+                   rows=join([f"{row['name']} {money(row['revenue'], currency)}" for row in rows]))
+    parts = [f"{row['name']} ({row['units'] or say(sentences.NONE)})" for row in rows]
+    return say(sentences.SLOWEST if sort == "worst" else sentences.BEST_SELLERS, rows=join(parts))
 
 
 def _direction(change: Mapping[str, Any] | None, currency: str | None, *, noun: str = "") -> str:
@@ -274,10 +277,10 @@ def _direction(change: Mapping[str, Any] | None, currency: str | None, *, noun: 
         return ""
     delta = Decimal(str(change["delta"]))
     if delta == 0:
-        return "the same"
+        return say(sentences.THE_SAME)
     amount = money(abs(delta), currency) if currency else f"{abs(delta)}{noun}"
     percent = f" ({abs(change['percent']):g}%)" if change.get("percent") is not None else ""
-    return f"{'up' if delta > 0 else 'down'} {amount}{percent}"
+    return say(sentences.UP if delta > 0 else sentences.DOWN, amount=amount, percent=percent)
 
 
 def _comparison(data: Mapping[str, Any], currency: str, *, basket: bool) -> str:
@@ -287,19 +290,24 @@ def _comparison(data: Mapping[str, Any], currency: str, *, basket: bool) -> str:
     if "focus" in data and "focus" in other:
         then, focus = other["focus"], data["focus"]["name"]
         moved = _direction(change.get("focusUnits"), None)
-        said = f"{then['units']} {focus} for {money(then['revenue'], currency)}" if then["units"] else f"no {focus}"
-        return f"{them}: {said}, so {moved}." if moved != "the same" else f"{them}: {said}, the same."
+        said = (say(sentences.FOCUS_THEN, units=then["units"], name=focus, revenue=money(then["revenue"], currency))
+                if then["units"] else say(sentences.NO_FOCUS, name=focus))
+        if moved == say(sentences.THE_SAME):
+            return say(sentences.THEN_SAME, then=them, said=said)
+        return say(sentences.THEN_MOVED, then=them, said=said, moved=moved)
     if basket:
         if other.get("averageBasket") is None:
-            return f"{them}: no sales recorded."
-        return (f"{them}: {money(other['averageBasket'], currency)} over {other['receipts']} receipts, "
-                f"{_direction(change.get('averageBasket'), currency)}.")
+            return say(sentences.THEN_NO_SALES, then=them)
+        return say(sentences.THEN_BASKET, then=them, amount=money(other["averageBasket"], currency),
+                   receipts=other["receipts"], direction=_direction(change.get("averageBasket"), currency))
     same_length = (data["period"]["days"] == other["period"]["days"] or other["period"].get("trimmed")
                    or data["period"].get("unit") and data["period"].get("unit") == other["period"].get("unit"))
     if not same_length:
-        return (f"{them}: {money(other['revenuePerDay'], currency)} a day against "
-                f"{money(data['revenuePerDay'], currency)} a day, {_direction(change.get('revenuePerDay'), currency)}.")
-    return f"{them}: {_totals(other, currency)}. Sales are {_direction(change.get('revenue'), currency)}."
+        return say(sentences.THEN_PER_DAY, then=them, theirs=money(other["revenuePerDay"], currency),
+                   ours=money(data["revenuePerDay"], currency),
+                   direction=_direction(change.get("revenuePerDay"), currency))
+    return say(sentences.THEN_TOTALS, then=them, totals=_totals(other, currency),
+               direction=_direction(change.get("revenue"), currency))
 
 
 def sales_period(data: Mapping[str, Any], *, sort: str = "best", by: str | None = None, basket: bool = False) -> str:
@@ -307,14 +315,14 @@ def sales_period(data: Mapping[str, Any], *, sort: str = "best", by: str | None 
     currency = data.get("currency", "USD")
     name = _period_name(data["period"])
     if "focus" in data:
-        sentence = f"{name}, {_focus(data, currency)}."
+        sentence = say(sentences.PERIOD_FOCUS, period=name, focus=_focus(data, currency))
     elif by:
-        sentence = f"{name}, {_rows(data, currency, sort=sort, by=by)}."
+        sentence = say(sentences.PERIOD_ROWS, period=name, rows=_rows(data, currency, sort=sort, by=by))
     elif basket and data.get("averageBasket") is not None:
-        sentence = (f"{name}, the average basket was {money(data['averageBasket'], currency)} over "
-                    f"{data['receipts']} receipts.")
+        sentence = say(sentences.PERIOD_BASKET, period=name, amount=money(data["averageBasket"], currency),
+                       receipts=data["receipts"])
     else:
-        sentence = f"{name}: {_totals(data, currency)}."
+        sentence = say(sentences.PERIOD_TOTALS, period=name, totals=_totals(data, currency))
     if "comparison" in data:
         other = _comparison(data, currency, basket=basket)
         sentence += " " + other[:1].upper() + other[1:]

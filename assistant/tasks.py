@@ -12,13 +12,14 @@ import binascii
 import logging
 from typing import Any
 
+from assistant import sentences
 from speech import SpeechError
 from speech.errors import SpeechErrorCode
 from tenants.models import Store
 
 logger = logging.getLogger(__name__)
 
-TURN_FAILED = "Sorry, something went wrong on my side. Nothing was changed; please try again."
+TURN_FAILED = sentences.TURN_FAILED
 
 
 def failure_events(code: str, message: str) -> list[dict[str, Any]]:

@@ -32,7 +32,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from assistant import sentences
 from assistant.grounding import ProductRef
+from assistant.sentences import say
 
 if TYPE_CHECKING:
     from assistant.modes.base import TurnContext
@@ -66,7 +68,7 @@ def _count(ctx: TurnContext, args: dict[str, Any]) -> Filled:
     repairs = [] if product.name == args.get("item") else [f"item: {args.get('item')!r} -> {product.name!r}"]
     expected = _ledger_stock(ctx, product.name)
     if expected is None:
-        return Filled(args, refusal=f"{product.name} is not in the books any more, so no count was changed.")
+        return Filled(args, refusal=say(sentences.GONE_NO_COUNT, name=product.name))
     if args.get("expectedStock") != expected:
         repairs.append("expectedStock from the ledger")
     return Filled({**args, "item": product.name, "expectedStock": expected}, repairs=tuple(repairs))
@@ -109,11 +111,10 @@ def _reorder(ctx: TurnContext, args: dict[str, Any]) -> Filled:
         else:
             suggested = _suggested(ctx, product.name)
             if suggested is None:
-                return Filled(args, refusal=f"{product.name} is not in the books any more, so no draft was made.")
+                return Filled(args, refusal=say(sentences.GONE_NO_DRAFT, name=product.name))
             qty = suggested
         if not 1 <= qty <= MAX_QTY:
-            return Filled(args, refusal=f"One order line can ask for 1 to {MAX_QTY}; {qty} of {product.name} is outside that, "
-                                        "so no draft was made.")
+            return Filled(args, refusal=say(sentences.LINE_OUT_OF_RANGE, most=MAX_QTY, qty=qty, name=product.name))
         if qty != asked:
             repairs.append(f"{product.name}: qty {asked!r} -> {qty}")
         out.append({"item": product.name, "qty": qty})
@@ -128,12 +129,11 @@ def _owner_product(ctx: TurnContext, words: Any, *, field: str) -> tuple[Product
     if grounding.products:
         return grounding.products[0], ""
     if grounding.unknown:
-        return None, f"The store does not carry {grounding.unknown!r}; nothing was changed."
+        return None, say(sentences.NOT_CARRIED_NOTHING_CHANGED, words=grounding.unknown)
     if grounding.ambiguous:
         names = ", ".join(ref.name for ref in grounding.ambiguous[:3])
-        return None, f"The owner's words could mean {names}; ask which one. Nothing was changed."
-    return None, (f"{field}: {str(words)[:40]!r} is not a product the owner named this turn, so nothing was changed; "
-                  "ask which product.")
+        return None, say(sentences.COULD_MEAN, names=names)
+    return None, say(sentences.NOT_NAMED, field=field, words=str(words)[:40])
 
 
 def _names_nothing(ctx: TurnContext) -> bool:

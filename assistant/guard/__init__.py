@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
 
+from assistant import sentences
 from assistant.types import GuardVerdict
 from inference.base import InferenceError
 
@@ -62,10 +63,10 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-REFUSAL = "Sorry, I can't help with that. I can help with your store's stock, sales, orders and everyday questions."
+REFUSAL = sentences.REFUSAL
 # A check that could not run refuses with this instead of letting the request through.
 UNAVAILABLE = "guard_unavailable"
-UNAVAILABLE_REFUSAL = "My safety check isn't working right now, so I can't do that. Nothing was changed; please try again soon."
+UNAVAILABLE_REFUSAL = sentences.GUARD_UNAVAILABLE
 
 THRESHOLDS_FILE = WEIGHTS_DIR / "guard.json"
 

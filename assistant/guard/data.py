@@ -13,12 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from assistant import sentences
 from assistant.types import GuardVerdict
 
-DATA_BLOCKED = (
-    "I stopped: some of the store's data reads like instructions to me, not shop data. "
-    "Nothing was changed; please check the product names and notes."
-)
+DATA_BLOCKED = sentences.DATA_BLOCKED
 
 _CATALOG_FIELDS = ("name", "unit", "category", "location", "shelf_note", "supplier")
 # Result fields code fills from the caller, never from data: an actor such as "assistant:router" reads as a

@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from assistant import sentences
+
 # What a replaced reply says instead: the books answer store questions, for a named product.
-STORE_FACTS_NEUTRAL = "I can check the books for that: which product?"
+STORE_FACTS_NEUTRAL = sentences.STORE_FACTS_NEUTRAL
 
 # Units that count stock, not the world: "there are 7 days in a week" is no store fact,
 # "there are 7 bags left" is.

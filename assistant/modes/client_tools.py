@@ -99,10 +99,11 @@ def run_client_tool(ctx: TurnContext, name: str, arguments: dict[str, Any]) -> C
     if name == "ask_general":
         from assistant.general import general_answer
         from assistant.guard.store_facts import STORE_FACTS_NEUTRAL, store_fact_claims
+        from assistant.sentences import say
 
         answer = general_answer(ctx)
         if store_fact_claims(answer):  # the general model saw no books: the native model must not relay this
-            answer = STORE_FACTS_NEUTRAL
+            answer = say(STORE_FACTS_NEUTRAL)
         data = {"answer": answer}
         ctx.simulator_call(name, {"question": str(arguments.get("question") or ctx.words.text)}, data)
         return ClientToolResult(data=data)

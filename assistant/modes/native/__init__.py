@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.retrieval import DEFAULT_K
+from assistant.sentences import say
 from assistant.types import Outcome
 from inference.base import InferenceError
 from shelfwise.env import env_choice, env_int
@@ -49,7 +50,7 @@ class NativeMode:
                 return plain.handle(ctx)
             return hardened.handle(ctx, k=native_tools_k())
         except (InferenceError, TemplateError):
-            return ModeOutcome(action=None, reply=common.UNAVAILABLE, outcome=Outcome.ERROR)
+            return ModeOutcome(action=None, reply=say(common.UNAVAILABLE), outcome=Outcome.ERROR)
 
 
 __all__ = ["VARIANTS", "NativeMode", "native_tools_k", "native_variant"]

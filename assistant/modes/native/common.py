@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant import replies
+from assistant import replies, sentences
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.modes.client_tools import (
     ClientToolResult,
@@ -20,12 +20,13 @@ from assistant.modes.client_tools import (
     run_client_tool,
 )
 from assistant.modes.router.actions import Decision, _ask_for, _photo
+from assistant.sentences import say
 from assistant.types import Outcome
 
 MAX_STEPS = 6
-UNAVAILABLE = "Sorry, I can't think right now: the assistant's model is not available. Nothing was changed."
-CLARIFY = "Sorry, I didn't catch that. Could you say it another way?"
-CLARIFY_PRODUCT = "Which product do you mean?"
+UNAVAILABLE = sentences.MODEL_UNAVAILABLE
+CLARIFY = sentences.CLARIFY
+CLARIFY_PRODUCT = sentences.CLARIFY_PRODUCT
 
 SYSTEM = (
     "You are Shelfwise, the voice assistant of {store}, a small {business} store owned by {owner}. "
@@ -176,7 +177,7 @@ def refusal(ctx: TurnContext, steps: list[Step]) -> ModeOutcome | None:
     refused = next((step for step in steps if step.refused), None)
     if refused is None:
         return None
-    return ModeOutcome(action=action_of(steps), reply=f"I didn't change anything: {refused.message}",
+    return ModeOutcome(action=action_of(steps), reply=say(sentences.NOTHING_CHANGED_BECAUSE, reason=refused.message),
                        outcome=Outcome.REFUSED)
 
 
@@ -219,8 +220,8 @@ def code_reply(ctx: TurnContext, steps: list[Step]) -> str | None:
             if step.name == "ask_general":
                 return data.get("answer")
             if step.name == "play_audio_guide":
-                return f"Here's a guide: {data.get('playing')}."
-            return f"Here is the {data.get('playing')}."
+                return say(sentences.HERES_A_GUIDE, title=data.get("playing"))
+            return say(sentences.HERE_IS, title=data.get("playing"))
         if step.name == "get_inventory":
             if "product" in data:
                 ask = _ask_for(Decision(action="find_product"), ctx.words.text)

@@ -41,7 +41,7 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from jsonschema import Draft202012Validator
 
-from assistant import replies
+from assistant import replies, sentences
 from assistant.events import ToolsShortlisted
 from assistant.grounding import ground
 from assistant.model_log import ask
@@ -278,7 +278,7 @@ class Harness:
                 self.audit["reply_source"] = "refusal"
                 return self.done(common.refusal(self.ctx, self.steps))
             if step.name == "ask_general":  # escalation: the general model's answer is the reply
-                return self.finish(step.data.get("answer") or common.CLARIFY, source="escalation", model_written=True)
+                return self.finish(step.data.get("answer") or sentences.say(common.CLARIFY), source="escalation", model_written=True)
             self.messages += [template.tool_call_message([(step.name, step.arguments)]),
                               {"role": "tool", "content": common.result_for_model(step)}]
         return self.fallback("six steps without a reply")
@@ -325,7 +325,7 @@ class Harness:
         reply = common.code_reply(self.ctx, self.steps)
         self.audit["fallback"] = why
         if reply is None:
-            return self.finish(common.CLARIFY, source="clarify", result=Outcome.CLARIFIED)
+            return self.finish(sentences.say(common.CLARIFY), source="clarify", result=Outcome.CLARIFIED)
         return self.finish(reply, source="code")
 
     def finish(self, reply: str, *, source: str, model_written: bool = False,

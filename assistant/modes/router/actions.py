@@ -12,12 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from assistant import replies
+from assistant import replies, sentences
 from assistant.grounding import Grounding
 from assistant.modes.base import ModeOutcome, TurnContext
+from assistant.sentences import say
 from assistant.types import Outcome
 
-CLARIFY_PRODUCT = "Which product do you mean?"
+CLARIFY_PRODUCT = sentences.CLARIFY_PRODUCT
 _ALL_LOW = re.compile(r"\b(all|everything|every|low|whatever|anything)\b")
 
 
@@ -92,7 +93,7 @@ def find_product(ctx: TurnContext, decision: Decision) -> ModeOutcome:
                 last_product=product["name"],
             )
         return ModeOutcome(action="find_product", reply=replies.not_carried(grounding.unknown))
-    return ModeOutcome(action="find_product", reply=CLARIFY_PRODUCT, outcome=Outcome.CLARIFIED)
+    return ModeOutcome(action="find_product", reply=say(CLARIFY_PRODUCT), outcome=Outcome.CLARIFIED)
 
 
 def list_products(ctx: TurnContext, decision: Decision, *, grounding: Grounding | None = None) -> ModeOutcome:
@@ -188,8 +189,8 @@ def alerts(ctx: TurnContext, decision: Decision) -> ModeOutcome:
     names = [ref.name for ref in grounding.products]
     chosen = [alert for alert in listed if alert.get("product") in names] if names else listed
     if not chosen:
-        reply = (f"There is no open alert about {replies.join(names, 'or')}, so nothing changed." if names
-                 else "There are no open alerts to put away.")
+        reply = (say(sentences.NO_ALERT_ABOUT, names=replies.join(names, say(sentences.OR))) if names
+                 else say(sentences.NO_ALERTS_TO_PUT_AWAY))
         return ModeOutcome(action="alerts", reply=reply, last_product=names[0] if names else None)
     for alert in chosen:
         done = ctx.call_tool("dismiss_alert", {"alertId": alert["alertId"]})
@@ -238,7 +239,7 @@ def draft_restock(ctx: TurnContext, decision: Decision) -> ModeOutcome:
         if not reconciled.ok:
             return _failure(ctx, reconciled, "draft_restock")
         if not reconciled.data["lowItems"]:
-            return ModeOutcome(action="draft_restock", reply="Nothing is low right now, so there is nothing to reorder.")
+            return ModeOutcome(action="draft_restock", reply=say(sentences.NOTHING_TO_REORDER))
     arguments: dict[str, Any] = {"confirmed": False}
     if items is not None:
         arguments["items"] = items
@@ -260,10 +261,10 @@ def update_count(ctx: TurnContext, decision: Decision) -> ModeOutcome:
     if not grounding.products:
         if grounding.unknown:
             return ModeOutcome(action="update_count", reply=replies.not_carried(grounding.unknown))
-        return ModeOutcome(action="update_count", reply=CLARIFY_PRODUCT, outcome=Outcome.CLARIFIED)
+        return ModeOutcome(action="update_count", reply=say(CLARIFY_PRODUCT), outcome=Outcome.CLARIFIED)
     numbers = ctx.words.numbers
     if len(numbers) != 1:
-        reply = "What is the new count?" if not numbers else "Which number is the new count?"
+        reply = say(sentences.WHICH_NUMBER_IS_COUNT if numbers else sentences.WHAT_NEW_COUNT)
         return ModeOutcome(action="update_count", reply=reply, outcome=Outcome.CLARIFIED)
     name = grounding.products[0].name
     lookup = ctx.call_tool("get_inventory", {"item": name})
@@ -281,7 +282,7 @@ def play_demo(ctx: TurnContext, decision: Decision) -> ModeOutcome:
 
     media = demo_media()
     ctx.simulator_call("play_demo", {}, {"playing": media.title})
-    return ModeOutcome(action="play_demo", reply=f"Here is the {media.title}.", media=[media])
+    return ModeOutcome(action="play_demo", reply=say(sentences.HERE_IS, title=media.title), media=[media])
 
 
 def play_guide(ctx: TurnContext, decision: Decision) -> ModeOutcome:
@@ -292,7 +293,8 @@ def play_guide(ctx: TurnContext, decision: Decision) -> ModeOutcome:
     media = guide_media(guide)
     ctx.simulator_call("play_guide", {"topic": guide.topic}, {"playing": guide.title})
     return ModeOutcome(
-        action="play_guide", reply=f"Here's a guide: {guide.title}.", media=[media], topic=guide.topic, guide=guide.slug
+        action="play_guide", reply=say(sentences.HERES_A_GUIDE, title=guide.title), media=[media], topic=guide.topic,
+        guide=guide.slug,
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from assistant import sentences
 from assistant.events import ActionChosen
 from assistant.grounding import Grounding, ground
 from assistant.matcher.route import DecidedBy, fast_path
@@ -21,6 +22,7 @@ from assistant.model_log import ask
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.modes.router import prompt as prompts
 from assistant.modes.router.actions import ACTIONS, Decision
+from assistant.sentences import say
 from assistant.types import Outcome
 from inference.base import InferenceError, ModelRequest, Role
 from packs.source import store_pack_key
@@ -42,8 +44,6 @@ _SALES = re.compile(
     r"business|numbers|receipts?|customers|basket|went out|moved|move|turnover|did we do|go|went)\b"
 )
 _SALES_FROM = ("todays_sales", "find_product", "list_products", "general", "store_health")
-CLARIFY = "Sorry, I didn't catch that. Could you say it another way?"
-UNAVAILABLE = "Sorry, I can't think right now: the assistant's model is not available. Nothing was changed."
 
 
 class RouterMode:
@@ -61,9 +61,10 @@ class RouterMode:
             try:
                 decision = self.decide(ctx, pack)
             except InferenceError:
-                return ModeOutcome(action=None, reply=UNAVAILABLE, outcome=Outcome.ERROR, route=route)
+                return ModeOutcome(action=None, reply=say(sentences.MODEL_UNAVAILABLE), outcome=Outcome.ERROR,
+                                   route=route)
         if decision is None:
-            return ModeOutcome(action=None, reply=CLARIFY, outcome=Outcome.CLARIFIED, route=route)
+            return ModeOutcome(action=None, reply=say(sentences.CLARIFY), outcome=Outcome.CLARIFIED, route=route)
         chosen = decision.action
         decision, _ = refine(as_behaviour(pack, decision), ctx.words,
                              ctx.ground(last_product=ctx.state.last_product or None, hint=decision.item))

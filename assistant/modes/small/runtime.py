@@ -25,13 +25,14 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assistant import replies
+from assistant import replies, sentences
 from assistant.grounding import ground
 from assistant.model_log import ask
 from assistant.modes.small import protocol
 from assistant.modes.small.protocol import MAX_STEPS, Call, parse_call, parse_next
 from assistant.numbers import amounts_in
 from assistant.reply_numbers import misattributed_numbers, numbers_in
+from assistant.sentences import say
 from assistant.types import Outcome
 from inference.base import InferenceError, ModelRequest, Role
 
@@ -43,9 +44,9 @@ HISTORY_ANSWER_LIMIT = 100  # characters of an earlier turn's answer kept in the
 LINE_TOKENS = 96  # one protocol line
 PROMPT_END = "###"  # the model continues with " Call: ..." or " Answer: ..." (see train.encode)
 FORCED_CALL = "### Call:"
-UNAVAILABLE = "Sorry, I can't think right now: the assistant's model is not available. Nothing was changed."
-CLARIFY = "Sorry, I didn't catch that. Could you say it another way?"
-TOO_MANY = "Sorry, I couldn't finish that. Could you ask it another way?"
+UNAVAILABLE = sentences.MODEL_UNAVAILABLE
+CLARIFY = sentences.CLARIFY
+TOO_MANY = sentences.TOO_MANY_STEPS
 ACTIONS = {"play_demo_video": "play_demo", "play_audio_guide": "play_guide", "ask_general": "general"}
 _FACT = re.compile(r"\d|\$|\b(aisle|shelf|cooler|freezer|in stock|left|price|costs?|units?|bags?|bottles?)\b", re.IGNORECASE)
 
@@ -170,15 +171,15 @@ def run_turn(ctx: TurnContext) -> ModeOutcome:
                     forced_once = True
                     call = parse_call(_next_line(loop, forced=True))
                     if call is None:
-                        return loop.outcome(CLARIFY, model_written=False, outcome=Outcome.CLARIFIED)
+                        return loop.outcome(say(CLARIFY), model_written=False, outcome=Outcome.CLARIFIED)
                 else:
                     if not answer:
-                        return loop.outcome(CLARIFY, model_written=False, outcome=Outcome.CLARIFIED)
+                        return loop.outcome(say(CLARIFY), model_written=False, outcome=Outcome.CLARIFIED)
                     return _checked_answer(loop, answer)
             else:
                 call = parse_call(parsed[1]) if parsed is not None else None
                 if call is None:  # a malformed line: nothing runs on a guess
-                    return loop.outcome(CLARIFY, model_written=False, outcome=Outcome.CLARIFIED)
+                    return loop.outcome(say(CLARIFY), model_written=False, outcome=Outcome.CLARIFIED)
             if loop.tools_ran >= MAX_STEPS:
                 break
             text = Call(call.name, call.arguments).line()[len(protocol.CALL):]
@@ -187,13 +188,13 @@ def run_turn(ctx: TurnContext) -> ModeOutcome:
                 reply = code_reply(loop)
                 if reply is not None:
                     return loop.outcome(reply, model_written=False)
-                return loop.outcome(TOO_MANY, model_written=False, outcome=Outcome.CLARIFIED)
+                return loop.outcome(say(TOO_MANY), model_written=False, outcome=Outcome.CLARIFIED)
             finished = _run_call(loop, call)
             if finished is not None:
                 return finished
     except InferenceError:
-        return loop.outcome(UNAVAILABLE, model_written=False, outcome=Outcome.ERROR)
-    return loop.outcome(TOO_MANY, model_written=False, outcome=Outcome.CLARIFIED)
+        return loop.outcome(say(UNAVAILABLE), model_written=False, outcome=Outcome.ERROR)
+    return loop.outcome(say(TOO_MANY), model_written=False, outcome=Outcome.CLARIFIED)
 
 
 def _ground_item(loop: Loop, item: Any) -> tuple[str | None, str | None]:
@@ -302,7 +303,7 @@ def _checked_answer(loop: Loop, answer: str) -> ModeOutcome:
         return loop.outcome(answer, model_written=True)
     reply = code_reply(loop)
     if reply is None:
-        return loop.outcome(CLARIFY, model_written=False, outcome=Outcome.CLARIFIED)
+        return loop.outcome(say(CLARIFY), model_written=False, outcome=Outcome.CLARIFIED)
     return loop.outcome(reply, model_written=False)
 
 
