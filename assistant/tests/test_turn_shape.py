@@ -11,6 +11,7 @@ the turn's record.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -20,7 +21,7 @@ import pytest
 
 from assistant import replies
 from assistant.pipeline import run_turn
-from assistant.types import Mode, TurnInput
+from assistant.types import Mode, TurnIdentity, TurnInput, TurnResult
 from audit.models import Record, Turn
 from inference.base import ErrorCode, InferenceError, Role
 from inference.fake import fake_models
@@ -171,3 +172,15 @@ def test_the_recorded_shapes_cover_every_event_kind_and_outcome():
     assert {turn["outcome"] for turn in turns} >= {"answered", "blocked", "error"}
     assert any(turn["answer"]["offered_draft_id"] == "<id>" for turn in turns)
     assert {key for turn in turns for key in turn["answer"]["guard"]} == {"input", "output", "data", "store_facts"}
+
+
+def test_the_answer_is_the_fold_of_the_events_a_listener_received_and_cannot_be_changed(demo):
+    events = []
+    with fake_models(Role.ROUTER, default={"action": "draft_restock"}):
+        result = run_turn(store=demo, turn=TurnInput(text="restock all the low stuff"), on_event=events.append)
+    identity = TurnIdentity(conversation=result.conversation, turn=result.turn, mode=result.mode,
+                            transcript=result.transcript)
+    assert TurnResult.from_events(identity, events, latency_ms=result.latency_ms) == result
+    assert result.offered_draft_id is not None and result.offered_draft_id == result.pending_draft["id"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.reply = "something else"  # type: ignore[misc]
