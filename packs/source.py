@@ -17,7 +17,7 @@ import hashlib
 import io
 import re
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from packs.errors import PackInvalid, Problem
 
 if TYPE_CHECKING:
-    from tenants.models import Store
+    from tenants.models import BusinessType, Store
 
 BUNDLED = Path(__file__).resolve().parent / "bundled"
 GROCERY_EVALUATION = BUNDLED / "grocery" / "evaluation"
@@ -222,9 +222,58 @@ def pack_files(key: str) -> PackFiles:
             raise UnknownPack(f"No bundled pack {key!r} (expected {folder / MANIFEST}).")
         read = read_folder(folder)
         return PackFiles(files=read.files, origin=read.origin, key=key, digest=read.digest)
-    raise UnknownPack(f"No published pack version {key!r}.")
+    from tenants.models import PackVersion
+
+    row = (PackVersion.objects.filter(business_type__slug=match["slug"], version=int(match["version"]),
+                                      digest__startswith=match["digest"], status=PackVersion.Status.PUBLISHED)
+           .values_list("files", "digest").first())
+    if row is None:
+        raise UnknownPack(f"No published pack version {key!r}.")
+    return PackFiles(files=MappingProxyType(dict(row[0])), origin=key, key=key, digest=row[1])
 
 
 def store_pack_key(store: Store) -> str:
-    """The key of the pack ``store`` runs: its business type's bundled folder."""
-    return str(store.business_type.slug)
+    """The key of the pack version ``store`` runs: the published version it is pinned to.
+
+    A store not pinned (none of its type was published when it was made) runs its type's bundled
+    folder, when there is one.
+    """
+    pinned = getattr(store, "pack_version_id", None)
+    cached: str | None = getattr(store, "_pack_key", None)
+    if cached is not None and getattr(store, "_pack_key_of", None) == pinned:
+        return cached
+    key = store.business_type.slug
+    if pinned is not None:
+        from tenants.models import PackVersion
+
+        row = PackVersion.objects.filter(pk=pinned).values_list(
+            "business_type__slug", "version", "digest").first()
+        if row is not None:
+            key = pack_key(slug=row[0], version=row[1], digest=row[2])
+    store._pack_key, store._pack_key_of = key, pinned  # type: ignore[attr-defined]
+    return key
+
+
+def type_pack_keys(business_types: Iterable[BusinessType]) -> dict[int, str]:
+    """``type_pack_key`` of each business type, by id, in one query."""
+    from tenants.models import PackVersion
+
+    kinds = {kind.pk: kind.slug for kind in business_types}
+    keys = dict(kinds)
+    rows = (PackVersion.objects.filter(business_type_id__in=kinds, status=PackVersion.Status.PUBLISHED)
+            .order_by("business_type_id", "-version").values_list("business_type_id", "version", "digest"))
+    seen: set[int] = set()
+    for kind_id, version, digest in rows:
+        if kind_id not in seen:
+            seen.add(kind_id)
+            keys[kind_id] = pack_key(slug=kinds[kind_id], version=version, digest=digest)
+    return keys
+
+
+def type_pack_key(business_type: BusinessType) -> str:
+    """The key of a business type's newest published version (its bundled folder's slug when it has none)."""
+    from tenants.models import PackVersion
+
+    row = (PackVersion.objects.filter(business_type=business_type, status=PackVersion.Status.PUBLISHED)
+           .order_by("-version").values_list("version", "digest").first())
+    return pack_key(slug=business_type.slug, version=row[0], digest=row[1]) if row else business_type.slug

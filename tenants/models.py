@@ -31,10 +31,51 @@ class BusinessType(models.Model):
         return self.name
 
 
+class PackVersion(models.Model):
+    """One version of a business type's pack: its files as text (``packs``), a draft or published.
+
+    A published version never changes: the database refuses any update of its row (a trigger,
+    migration 0008), so a store pinned to it runs the same words, actions and prompt until it moves.
+    A change is a new version.
+    """
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        PUBLISHED = "published", "Published"
+
+    business_type = models.ForeignKey(BusinessType, on_delete=models.PROTECT, related_name="versions")
+    version = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    name = models.CharField(max_length=80)
+    description = models.TextField(blank=True)
+    files = models.JSONField(help_text="The pack's files: path inside the pack -> text.")
+    digest = models.CharField(max_length=64, db_index=True, help_text="sha256 of the files (packs.source.digest_of).")
+    created_by = models.CharField(max_length=120, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["business_type", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["business_type", "version"], name="pack_version_unique"),
+            models.CheckConstraint(
+                condition=models.Q(status="draft", published_at__isnull=True)
+                | models.Q(status="published", published_at__isnull=False),
+                name="pack_version_published_has_a_time",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.business_type.slug} {self.version} ({self.status})"
+
+
 class Store(models.Model):
     slug = models.SlugField(max_length=50, unique=True)
     name = models.CharField(max_length=120)
     business_type = models.ForeignKey(BusinessType, on_delete=models.PROTECT, related_name="stores")
+    # The published pack version the store runs (its prompt, lexicon, actions, matcher examples) until it moves.
+    pack_version = models.ForeignKey(PackVersion, on_delete=models.PROTECT, null=True, blank=True,
+                                     related_name="stores")
     timezone = models.CharField(max_length=64, default="America/Chicago", validators=[validate_timezone])
     currency = models.CharField(
         max_length=3, default="USD", validators=[RegexValidator(r"^[A-Z]{3}$", "Use a three-letter ISO currency code.")]

@@ -26,7 +26,7 @@ from tenants.errors import (
     TokenNotFound,
 )
 from tenants.lookups import token_for_secret
-from tenants.models import TOKEN_NAME_MAX, BusinessType, Membership, Store, StoreToken
+from tenants.models import TOKEN_NAME_MAX, BusinessType, Membership, PackVersion, Store, StoreToken
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +80,9 @@ def store_create(
         name=name,
         slug=slug or _unique_slug(name),
         business_type=kind,
+        # The type's newest published pack version: the store stays on it until it moves.
+        pack_version=PackVersion.objects.filter(business_type=kind, status=PackVersion.Status.PUBLISHED)
+        .order_by("-version").first(),
         timezone=timezone,
         currency=currency.strip().upper(),
         owner_name=(owner_name or getattr(owner, "first_name", "") or "").strip(),

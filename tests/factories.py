@@ -51,6 +51,9 @@ class StoreFactory(factory.django.DjangoModelFactory):
     slug = factory.Sequence(lambda n: f"store-{n}")
     name = factory.Sequence(lambda n: f"Store {n}")
     business_type = factory.LazyFunction(lambda: BusinessType.objects.get(slug="grocery"))
+    pack_version = factory.LazyAttribute(
+        lambda store: store.business_type.versions.filter(status="published").order_by("-version").first()
+    )
     timezone = "America/Chicago"
     currency = "USD"
     owner_name = "Raj"

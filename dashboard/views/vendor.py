@@ -27,6 +27,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from identity.permissions import is_platform_admin, is_vendor
+from packs.source import store_pack_key, type_pack_key, type_pack_keys
 from tenants.models import BusinessType, Store
 
 DEFAULT_SAY = "where did we put the haldi"
@@ -69,8 +70,9 @@ def types(request: HttpRequest) -> HttpResponse:
 
     rows = list(visible_types(request.user).annotate(store_count=Count("stores", distinct=True))
                 .order_by("position", "name"))
+    keys = type_pack_keys(rows)
     for row in rows:
-        row.pack = _pack_summary(row.slug)
+        row.pack = _pack_summary(keys[row.pk])
     return render(request, "dashboard/vendor/types.html", {"section": "vendors", "types": rows})
 
 
@@ -124,9 +126,9 @@ def router_messages(*, store: Store, say: str) -> tuple[str, list[dict[str, str]
     from ledger import selectors
     from tenants.context import use_store
 
-    slug = store.business_type.slug
-    lexicon = lexicon_for(slug)
-    pack = prompts.router_pack(slug)
+    key = store_pack_key(store)
+    lexicon = lexicon_for(key)
+    pack = prompts.router_pack(key)
     words = normalize(say, lexicon)
     with use_store(store):
         catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
@@ -144,8 +146,9 @@ def type_detail(request: HttpRequest, slug: str) -> HttpResponse:
         business_type = visible_types(request.user).get(slug=slug)
     except BusinessType.DoesNotExist:
         raise Http404("No such business type.") from None
+    key = type_pack_key(business_type)
     try:
-        pack = router_pack(slug)
+        pack = router_pack(key)
     except ImproperlyConfigured as exc:
         return render(request, "dashboard/vendor/type.html", {
             "section": "vendors", "business_type": business_type, "pack_error": str(exc),
@@ -174,6 +177,6 @@ def type_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "dashboard/vendor/type.html", {
         "section": "vendors", "business_type": business_type, "actions": actions, "pack": pack,
         "context_examples": [{"say": s, "last": last, "json": json.dumps(a)} for s, last, a in pack.context_examples],
-        "lexicon": _lexicon_view(slug), "stores": choices, "chosen": chosen, "say": say,
+        "lexicon": _lexicon_view(key), "stores": choices, "chosen": chosen, "say": say,
         "prompt": prompt, "store_error": error,
     }, status=404 if error else 200)

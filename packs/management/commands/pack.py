@@ -43,8 +43,13 @@ class Command(BaseCommand):
         try:
             pack = pack_validate(read_path(path))
             if options["action"] == "install":
-                raise CommandError("Installing packs comes with pack versions in the database.")
-            result = {"ok": True, "slug": pack.slug, "version": pack.version, "digest": pack.digest}
+                from packs.services import pack_install
+
+                version = pack_install(pack=pack, publish=options["publish"], actor="cli")
+                result = {"ok": True, "slug": pack.slug, "version": version.version, "status": version.status,
+                          "digest": version.digest}
+            else:
+                result = {"ok": True, "slug": pack.slug, "version": pack.version, "digest": pack.digest}
         except PackInvalid as exc:
             if options["as_json"]:
                 self.stdout.write(json.dumps({"ok": False, "problems": [p.as_dict() for p in exc.problems]}))
