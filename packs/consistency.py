@@ -49,7 +49,12 @@ def consistency_problems(document: dict[str, Any], origin: dict[str, str]) -> li
     return problems
 
 
+RESERVED_SLUGS = frozenset({"packs"})  # the portal's own address under /vendors/
+
+
 def _slugs(document: dict[str, Any], origin: dict[str, str], slug: Any) -> Iterator[Problem]:
+    if slug in RESERVED_SLUGS:
+        yield Problem("pack.yaml", "/slug", f"{slug!r} is reserved; choose another slug")
     for role in ("router", "lexicon", "guard_vocabulary"):
         part = document.get(role)
         if isinstance(part, dict) and "business_type" in part and part["business_type"] != slug:

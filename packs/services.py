@@ -6,6 +6,8 @@ A draft may be replaced by a new upload of the same version; a published version
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -13,16 +15,26 @@ from packs.errors import PackInvalid, Problem
 from packs.validate import Pack
 from tenants.models import BusinessType, PackVersion, Store
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
-def pack_install(*, pack: Pack, publish: bool = False, actor: str) -> PackVersion:
+
+def pack_install(*, pack: Pack, publish: bool = False, actor: str, vendor: User | None = None) -> PackVersion:
     """Store a validated ``pack`` as a draft version of its business type (created if new); publish it if asked.
 
+    ``vendor``: the vendor uploading it, who may change only the business types they created (a new
+    one becomes theirs); None for the platform (the shell, a platform admin), who may change any.
+
     Raises:
-        PackInvalid: that version is already published (a change needs a new version number).
+        PackInvalid: that version is already published (a change needs a new version number), or the
+            business type belongs to someone else.
     """
     with transaction.atomic():
         kind, _ = BusinessType.objects.select_for_update().get_or_create(
-            slug=pack.slug, defaults={"name": pack.name, "description": pack.description})
+            slug=pack.slug, defaults={"name": pack.name, "description": pack.description, "vendor": vendor})
+        if vendor is not None and kind.vendor_id != vendor.pk:
+            raise PackInvalid([Problem("pack.yaml", "/slug", f"the business type {pack.slug!r} belongs to another "
+                                       "vendor or to the platform; choose another slug")], origin=pack.files.origin)
         version = PackVersion.objects.filter(business_type=kind, version=pack.version).first()
         if version is not None and version.status == PackVersion.Status.PUBLISHED:
             if version.digest == pack.digest:

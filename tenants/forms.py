@@ -74,7 +74,9 @@ class StoreCreateForm(forms.Form):
         cast(forms.ChoiceField, self.fields["timezone"]).choices = timezone_choices()
         from tenants.models import BusinessType
 
-        cast(forms.ChoiceField, self.fields["business_type"]).choices = list(BusinessType.objects.values_list("slug", "name"))
+        # The types a store can run: those with a published pack version.
+        cast(forms.ChoiceField, self.fields["business_type"]).choices = list(
+            BusinessType.objects.filter(versions__status="published").distinct().values_list("slug", "name"))
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()

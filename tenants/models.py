@@ -23,6 +23,9 @@ class BusinessType(models.Model):
     name = models.CharField(max_length=80)
     description = models.TextField(blank=True)
     position = models.PositiveSmallIntegerField(default=100)
+    # The vendor who created it, who alone may upload and publish its versions (None: the platform's).
+    vendor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                               related_name="business_types")
 
     class Meta:
         ordering = ["position", "name"]

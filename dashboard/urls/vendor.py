@@ -1,10 +1,12 @@
 from django.urls import path
 
-from dashboard.views import vendor
+from dashboard.views import vendor, vendor_packs
 
 app_name = "vendor"
 
 urlpatterns = [
     path("", vendor.types, name="types"),
+    path("packs/", vendor_packs.packs, name="packs"),
+    path("packs/<slug:slug>/<int:version>/publish", vendor_packs.publish, name="publish"),
     path("<slug:slug>/", vendor.type_detail, name="type"),
 ]

@@ -189,17 +189,22 @@ def test_sign_up_needs_the_email_confirmed_before_the_store_can_send_email(clien
 
 
 def test_the_business_type_is_chosen_at_sign_up_from_those_available(client, db):
+    from packs.services import pack_install
+    from packs.source import BUNDLED, read_folder
+    from packs.validate import pack_validate
     from tenants.models import BusinessType
 
-    BusinessType.objects.create(slug="bakery", name="Bakery", position=200)
+    BusinessType.objects.create(slug="hardware", name="Hardware", position=300)  # no published pack: not offered
+    version = pack_install(pack=pack_validate(read_folder(BUNDLED / "bakery")), publish=True, actor="tests")
     user = UserFactory(username="baker", email="baker@example.com")
     client.force_login(user)
     form = client.get("/app/stores/new/")
-    assert b'value="bakery"' in form.content
+    assert b'value="bakery"' in form.content and b'value="hardware"' not in form.content
     response = client.post("/app/stores/new/", {"name": "Crumbs", "timezone": "UTC", "currency": "GBP", "catalog": "empty",
                                                 "business_type": "bakery"})
     assert response.status_code == 302
-    assert Store.objects.get(name="Crumbs").business_type.slug == "bakery"
+    crumbs = Store.objects.get(name="Crumbs")
+    assert crumbs.business_type.slug == "bakery" and crumbs.pack_version == version
     bad = client.post("/app/stores/new/", {"name": "Nope", "timezone": "UTC", "currency": "GBP", "catalog": "empty",
                                            "business_type": "spaceship"})
     assert bad.status_code == 400 and not Store.objects.filter(name="Nope").exists()
