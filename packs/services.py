@@ -87,3 +87,26 @@ def store_pack_move(*, store: Store, version: PackVersion) -> Store:
     Store.objects.filter(pk=store.pk).update(pack_version=version)
     store.pack_version = version
     return store
+
+
+def store_sample_catalog_install(*, store: Store) -> int:
+    """Fill an empty store with its pack version's sample catalog (as the catalog import would); returns how many.
+
+    Raises:
+        ledger.errors.InvalidInput: the store already has products, or a row cannot be imported.
+    """
+    from django.utils.translation import gettext as _
+
+    from ledger.catalog_csv import read
+    from ledger.errors import InvalidInput
+    from ledger.models import Product
+    from ledger.services.catalog_plan import catalog_apply, catalog_plan
+    from packs.source import SAMPLE_CATALOG, pack_files, store_pack_key
+    from tenants.context import use_store
+
+    text = pack_files(store_pack_key(store)).files.get(SAMPLE_CATALOG, "")
+    with use_store(store), transaction.atomic():
+        if Product.objects.filter(store=store).exists():
+            raise InvalidInput(_("This store already has products; the sample catalog only goes into an empty store."))
+        created, _changed = catalog_apply(store=store, plan=catalog_plan(store=store, table=read(text)))
+    return created

@@ -63,7 +63,8 @@ class StoreCreateForm(forms.Form):
         label="Start with",
         choices=[
             (CATALOG_EMPTY, "An empty store: I will add my own products"),
-            (CATALOG_DEMO, "The demo catalog: a grocery with products and stock to try things out"),
+            (CATALOG_DEMO, "The demo catalog of this kind of store, to try things out (a grocery's comes with "
+                           "stock and a week of sales)"),
         ],
         initial=CATALOG_EMPTY,
         widget=forms.RadioSelect,

@@ -6,12 +6,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
+from ledger.errors import LedgerError
 from tenants.errors import StoreNotFound, TenantError, TokenNotFound
 from tenants.forms import StoreCreateForm, TokenCreateForm
 from tenants.middleware import SESSION_KEY
@@ -41,16 +43,25 @@ def store_new(request: SignedInRequest) -> HttpResponse:
     form = StoreCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        sample = data["catalog"] == StoreCreateForm.CATALOG_DEMO
         try:
-            store = store_create(
-                name=data["name"],
-                owner_name=data["owner_name"],
-                timezone=data["timezone"],
-                currency=data["currency"],
-                business_type=data.get("business_type") or "grocery",
-                owner=request.user,
-                with_demo_catalog=data["catalog"] == StoreCreateForm.CATALOG_DEMO,
-            )
+            with transaction.atomic():  # a sample catalog that cannot go in leaves no store behind
+                store = store_create(
+                    name=data["name"],
+                    owner_name=data["owner_name"],
+                    timezone=data["timezone"],
+                    currency=data["currency"],
+                    business_type=data.get("business_type") or "grocery",
+                    owner=request.user,
+                    with_demo_catalog=sample and (data.get("business_type") or "grocery") == "grocery",
+                )
+                if sample and store.business_type.slug != "grocery":
+                    # Another kind of store: its pack's sample catalog, as the catalog import reads it.
+                    from packs.services import store_sample_catalog_install
+
+                    store_sample_catalog_install(store=store)
+        except LedgerError as exc:
+            form.add_error(None, exc.message)
         except ValidationError as exc:
             for field, errors in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, errors)

@@ -208,3 +208,29 @@ def test_the_business_type_is_chosen_at_sign_up_from_those_available(client, db)
     bad = client.post("/app/stores/new/", {"name": "Nope", "timezone": "UTC", "currency": "GBP", "catalog": "empty",
                                            "business_type": "spaceship"})
     assert bad.status_code == 400 and not Store.objects.filter(name="Nope").exists()
+
+
+def test_a_store_of_a_packs_type_signs_up_with_its_sample_catalog_and_the_router_lists_it(client, db):
+    import csv
+    import io
+
+    from assistant.modes.router.prompt import router_pack, static_prompt
+    from ledger.models import Product
+    from packs.services import pack_install
+    from packs.source import BUNDLED, read_folder, store_pack_key
+    from packs.validate import pack_validate
+
+    files = read_folder(BUNDLED / "bakery")
+    pack_install(pack=pack_validate(files), publish=True, actor="tests")
+    rows = list(csv.DictReader(io.StringIO(files.files["sample_catalog.csv"])))
+    client.force_login(UserFactory(username="baker", email="baker@example.com"))
+    response = client.post("/app/stores/new/", {"name": "Crumbs", "timezone": "UTC", "currency": "GBP",
+                                                "catalog": "demo", "business_type": "bakery"})
+    assert response.status_code == 302
+    crumbs = Store.objects.get(name="Crumbs")
+    with use_store(crumbs):
+        names = set(Product.objects.filter(store=crumbs).values_list("name", flat=True))
+    assert names == {row["name"] for row in rows}
+    bakery_actions = [a["name"] for a in router_pack(store_pack_key(crumbs)).actions]
+    assert bakery_actions == [a["name"] for a in router_pack("bakery").actions]
+    assert static_prompt(router_pack(store_pack_key(crumbs))) == static_prompt(router_pack("bakery"))
