@@ -33,12 +33,12 @@ def test_a_signed_in_user_with_no_store_and_no_staff_rights_gets_403(client, db)
 
 
 def test_staff_see_every_business_type_with_grocery_first(admin_client, db):
-    BusinessType.objects.create(slug="hardware", name="Hardware", position=200)
+    BusinessType.objects.create(slug="florist", name="Florist", position=200)
     response = admin_client.get("/vendors/")
     assert response.status_code == 200
-    assert [bt.slug for bt in response.context["types"]] == ["grocery", "hardware"]
+    assert [bt.slug for bt in response.context["types"]] == ["grocery", "florist"]
     html = response.content.decode()
-    assert "Grocery" in html and "Pack missing or broken" in html  # hardware has no pack yet
+    assert "Grocery" in html and "Pack missing or broken" in html  # no florist pack is bundled
 
 
 def test_a_business_type_page_shows_numbered_actions_examples_lexicon_and_prompt(admin_client, demo):
