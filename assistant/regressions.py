@@ -32,6 +32,7 @@ from django.db import transaction
 from assistant.models import RegressionCase
 from audit.models import Record, Turn
 from ledger.models import Product
+from packs.source import store_pack_key
 from tenants.context import use_store
 
 MAX_CONTEXT_TURNS = 20
@@ -104,7 +105,7 @@ def regression_case_create(*, turn: Turn, expected: ExpectedOutcome, whole_conve
     store = turn.store
     expect = expected.expect()
     business_type = store.business_type.slug
-    if expected.action and expected.action not in action_choices(business_type):
+    if expected.action and expected.action not in action_choices(store_pack_key(store)):
         raise RegressionError(f"{expected.action!r} is not an action of the {business_type} business type.")
     with use_store(store):
         turns = _replayed_turns(turn, whole_conversation=whole_conversation)

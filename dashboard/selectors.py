@@ -29,6 +29,7 @@ from ledger.models import (
     StockEntry,
 )
 from ledger.scope import store_scope
+from packs.source import store_pack_key
 from tenants.models import Store, StoreToken
 
 INVENTORY_PAGE_SIZE = 100
@@ -291,7 +292,7 @@ def shelf_find(*, store: Store, text: str) -> ShelfAnswer:
     products = ledger_selectors.product_list(store=store)
     by_id = {p.pk: p for p in products}
     try:
-        lexicon = lexicon_for(store.business_type.slug)
+        lexicon = lexicon_for(store_pack_key(store))
     except LexiconError:
         lexicon = None
     if lexicon is not None and products:

@@ -127,7 +127,9 @@ class SettingsForm(forms.Form):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         cast(forms.ChoiceField, self.fields["timezone"]).choices = timezone_choices()
-        cast(forms.ChoiceField, self.fields["business_type"]).choices = list(BusinessType.objects.values_list("slug", "name"))
+        # The types a store can run: those with a published pack version.
+        cast(forms.ChoiceField, self.fields["business_type"]).choices = list(
+            BusinessType.objects.filter(versions__status="published").distinct().values_list("slug", "name"))
         for day in store_settings.DAYS:
             self.fields[f"{day}_open"] = forms.CharField(label=f"{day.title()} opens", required=False, max_length=5)
             self.fields[f"{day}_close"] = forms.CharField(label=f"{day.title()} closes", required=False, max_length=5)

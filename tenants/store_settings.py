@@ -23,7 +23,7 @@ from django.utils import timezone
 from tenants.context import store_context, use_store
 from tenants.errors import TenantError
 from tenants.lookups import recipient_for_link
-from tenants.models import BusinessType, ReportRecipient, Store
+from tenants.models import BusinessType, PackVersion, ReportRecipient, Store
 from tenants.selectors import store_can_email
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -84,9 +84,13 @@ def store_settings_update(*, store: Store, version: int, actor: str, **fields: A
         for field, value in fields.items():
             if field == "business_type":
                 kind = BusinessType.objects.filter(slug=value).first()
-                if kind is None:
+                newest = (PackVersion.objects.filter(business_type=kind, status=PackVersion.Status.PUBLISHED)
+                          .order_by("-version").first() if kind is not None else None)
+                if kind is None or newest is None:
                     raise SettingsError("business_type", "choose one of the available business types.")
-                locked.business_type = kind
+                if kind.pk != locked.business_type_id:
+                    # Another type: the store runs that type's newest published pack version from now on.
+                    locked.business_type, locked.pack_version = kind, newest
             elif field == "opening_hours":
                 locked.opening_hours = opening_hours_clean(value)
             elif field == "report_time":
@@ -104,7 +108,8 @@ def store_settings_update(*, store: Store, version: int, actor: str, **fields: A
             raise SettingsError(field, " ".join(messages)) from None
         locked.version += 1
         locked.save()
-    for field in ("name", "timezone", "currency", "owner_name", "opening_hours", "report_time", "business_type_id", "version"):
+    for field in ("name", "timezone", "currency", "owner_name", "opening_hours", "report_time", "business_type_id",
+                  "pack_version_id", "version"):
         setattr(store, field, getattr(locked, field))
     return locked
 

@@ -20,6 +20,7 @@ from assistant.models import RegressionCase
 from assistant.regressions import ExpectedOutcome, RegressionError, action_choices, regression_case_create
 from audit.models import Turn
 from identity.permissions import platform_admin_required
+from packs.source import store_pack_key
 
 
 def _lines(text: str) -> tuple[str, ...]:
@@ -55,7 +56,7 @@ class RegressionForm(forms.Form):
 
 def regression_form(turn: Turn, data: Any = None) -> RegressionForm:
     """The marking form for ``turn``, its actions those of the turn's business type."""
-    return RegressionForm(data, actions=action_choices(turn.store.business_type.slug))
+    return RegressionForm(data, actions=action_choices(store_pack_key(turn.store)))
 
 
 @require_POST

@@ -116,6 +116,7 @@ def main() -> None:
     from assistant.tasks import prompt_words
     from lab.speech.spoken_set import Verdict, judge, recipe, spoken_phrases
     from lab.speech.voices import read_wav
+    from packs.source import store_pack_key
     from speech.config import speech_settings
     from speech.errors import SpeechError
     from speech.hearing import Hearing
@@ -125,7 +126,7 @@ def main() -> None:
 
     store = _store()
     with use_store(store):
-        lexicon = lexicon_for(store.business_type.slug)
+        lexicon = lexicon_for(store_pack_key(store))
         catalog = catalog_for(store=store, lexicon=lexicon)
         words = prompt_words(store)
     names = {entry.name for entry in catalog.entries}

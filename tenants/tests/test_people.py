@@ -137,6 +137,26 @@ def test_the_owner_saves_settings_and_a_stale_form_is_a_conflict(owner_client, s
     assert stale.status_code == 409 and Store.objects.get(pk=store.pk).name == "Corner Shop & Deli"
 
 
+def test_a_store_that_changes_its_type_runs_that_types_newest_published_version(owner_client, store):
+    from packs.services import pack_install
+    from packs.source import BUNDLED, read_folder, store_pack_key
+    from packs.validate import pack_validate
+    from tenants.models import BusinessType
+
+    BusinessType.objects.create(slug="hardware", name="Hardware", position=300)  # nothing published
+    bakery = pack_install(pack=pack_validate(read_folder(BUNDLED / "bakery")), publish=True, actor="tests")
+    grocery = Store.objects.get(pk=store.pk).pack_version
+    page = owner_client.get("/app/settings/")
+    assert "hardware" not in [slug for slug, _ in page.context["form"].fields["business_type"].choices]
+    assert owner_client.post("/app/settings/", _settings_form(page, business_type="bakery")).status_code == 302
+    store = Store.objects.get(pk=store.pk)
+    assert (store.business_type.slug, store.pack_version) == ("bakery", bakery)
+    assert store_pack_key(store).startswith("bakery@1+")
+    page = owner_client.get("/app/settings/")
+    assert owner_client.post("/app/settings/", _settings_form(page, business_type="grocery")).status_code == 302
+    assert Store.objects.get(pk=store.pk).pack_version == grocery
+
+
 def test_bad_opening_hours_name_the_day_and_save_nothing(owner_client, store):
     page = owner_client.get("/app/settings/")
     response = owner_client.post("/app/settings/", _settings_form(page, tue_open="21:00", tue_close="09:00"))
