@@ -118,3 +118,16 @@ def test_owners_and_signed_out_visitors_get_no_portal(owner, store, tmp_path):
     assert _client(owner).get("/vendors/packs/").status_code == 403
     assert _client(owner).post("/vendors/packs/", {"pack": _zip(_pack(tmp_path))}).status_code == 403
     assert not BusinessType.objects.filter(slug="corner-shop").exists()
+
+
+def test_a_vendor_previews_the_router_prompt_of_a_draft_for_its_sample_catalog(vendor, tmp_path):
+    client = _client(vendor)
+    client.post("/vendors/packs/", {"pack": _zip(_pack(tmp_path))})
+    response = client.get("/vendors/packs/corner-shop/1/", {"say": "where is the jeera"})
+    assert response.status_code == 200
+    system, user = (m["content"] for m in response.context["messages"])
+    assert "1 find_product:" in system and "Turmeric powder (haldi)" in system and "Store: Sample store" in system
+    assert user.endswith("Request: where is the jeera\nJSON:")
+    assert response.context["tokens"] == -(-response.context["chars"] // 4) > 0
+    other = _client(UserFactory(username="otto", vendor=True))
+    assert other.get("/vendors/packs/corner-shop/1/").status_code == 404  # another vendor's draft

@@ -8,5 +8,6 @@ urlpatterns = [
     path("", vendor.types, name="types"),
     path("packs/", vendor_packs.packs, name="packs"),
     path("packs/<slug:slug>/<int:version>/publish", vendor_packs.publish, name="publish"),
+    path("packs/<slug:slug>/<int:version>/", vendor_packs.preview, name="preview"),
     path("<slug:slug>/", vendor.type_detail, name="type"),
 ]

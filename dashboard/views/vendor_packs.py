@@ -91,6 +91,59 @@ def publish(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     return redirect(f"/vendors/packs/?published={slug}-{version}")
 
 
+CHARS_PER_TOKEN = 4  # a rough rule for English text; the page says it is an estimate
+PREVIEW_SAY = "where is the first product"
+
+
+@require_http_methods(["GET"])
+def preview(request: HttpRequest, slug: str, version: int) -> HttpResponse:
+    """The router prompt a version generates for its own sample catalog: what the model would read."""
+    refused = _vendor_or_admin(request)
+    if refused is not None:
+        return refused
+    manager = _manager(request)
+    found = PackVersion.objects.select_related("business_type").filter(
+        business_type__slug=slug, version=version).first()
+    if found is None or (manager is not None and found.status == PackVersion.Status.DRAFT
+                         and found.business_type.vendor_id != manager.pk):
+        raise Http404("No such pack version that you may see.")
+    messages = sample_messages(found, say=" ".join(request.GET.get("say", "").split())[:200])
+    chars = sum(len(m["content"]) for m in messages)
+    return render(request, "dashboard/vendor/pack_preview.html", {
+        "section": "vendors", "version": found, "messages": messages, "chars": chars,
+        "tokens": -(-chars // CHARS_PER_TOKEN),
+    })
+
+
+def sample_messages(version: PackVersion, *, say: str = "") -> list[dict[str, str]]:
+    """The router's messages for a store of this version holding its sample catalog, and one request.
+
+    A sample catalog over ``FULL_CATALOG_LIMIT`` products is shown by its categories, as a big store's
+    is; its first products stand in for the few a request's own words would pick at run time.
+    """
+    import csv
+    import io
+
+    from assistant.modes.router import prompt as prompts
+    from packs.source import SAMPLE_CATALOG
+
+    files = read_zip_free(version)
+    pack = prompts.router_pack_of(files, key=version.business_type.slug)
+    rows = list(csv.DictReader(io.StringIO(files.files.get(SAMPLE_CATALOG, ""))))
+    lines = [row["name"] + (f" ({', '.join(a for a in row.get('aliases', '').split('|') if a)})"
+                            if row.get("aliases") else "") for row in rows]
+    if len(lines) > prompts.FULL_CATALOG_LIMIT:
+        categories = sorted({row.get("category") or "Other" for row in rows})[:prompts.MAX_CATEGORIES]
+        store = prompts.store_prompt(store_name="Sample store", owner="", catalog_size=len(lines), categories=categories)
+        listed: list[str] | None = lines[:prompts.REQUEST_PRODUCTS]
+    else:
+        store = prompts.store_prompt(store_name="Sample store", owner="", products=lines)
+        listed = None
+    text = say or (f"where is the {rows[0]['name'].lower()}" if rows else PREVIEW_SAY)
+    user = prompts.request_prompt(text=text, last_product="", last_action="", products=listed)
+    return [{"role": "system", "content": prompts.static_prompt(pack) + store}, {"role": "user", "content": user}]
+
+
 def read_zip_free(version: PackVersion):
     """A stored version's files as the validator reads them."""
     from packs.source import PackFiles, digest_of

@@ -28,6 +28,7 @@ from rapidfuzz import fuzz, process
 
 if TYPE_CHECKING:
     from assistant.grounding import Catalog, Grounding
+    from packs.source import PackFiles
 
 ASKS = ("where", "count", "price", "available")
 TOPICS = ("inventory", "business", "nutrition")
@@ -94,6 +95,16 @@ def router_pack(business_type: str) -> RouterPack:
         files = pack_files(business_type)
     except UnknownPack as exc:
         raise ImproperlyConfigured(f"Business type {business_type!r} has no router pack: {exc}") from exc
+    return router_pack_of(files, key=business_type)
+
+
+def router_pack_of(files: PackFiles, *, key: str) -> RouterPack:
+    """The ``RouterPack`` of a pack's files (a draft being previewed, or what ``router_pack`` read).
+
+    Raises:
+        ImproperlyConfigured: the pack has no router file, or it is malformed.
+    """
+    business_type = key
     name = files.role("router")
     try:
         if name is None:
