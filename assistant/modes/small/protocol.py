@@ -9,7 +9,7 @@ A conversation is plain text, one line per event, each line starting with a tag:
     ### Answer: Turmeric powder is in aisle 1, shelf B.
 
 - ``Catalog``: once, first: the catalog names the owner's words ground to, then the last
-  product, then (``CATALOG_PADDED``, what the shipped adapter was trained on) other products up
+  product, then (``CATALOG_PADDED``, off since the 2026-12-06 adapter) other products up
   to ``CATALOG_LIMIT``. Code grounds every item itself, so unpadded the line only gives the model
   the spelling to copy and is left out when nothing was found (18% fewer tokens per sequence).
 - Earlier turns (zero, one or two) come as ``Owner`` / [``Call`` / ``Result``]* / ``Answer``
@@ -39,10 +39,11 @@ RESULT = "### Result: "
 ANSWER = "### Answer: "
 TAGS = (CATALOG, OWNER, CALL, RESULT, ANSWER)
 CATALOG_LIMIT = 8
-#: Whether the Catalog line is padded with other products up to ``CATALOG_LIMIT`` (what the shipped
-#: adapter was trained on) or names only what code found (``False``: 18% fewer tokens per training
-#: sequence; for the next adapter, trained with data generated under the same setting).
-CATALOG_PADDED = True
+#: Whether the Catalog line is padded with other products up to ``CATALOG_LIMIT`` (what the adapter
+#: shipped before 2026-12-06 was trained on) or names only what code found (``False``, what the
+#: shipped adapter was trained on: 18% fewer tokens per training sequence). Data, training and the
+#: runtime must agree, so change it only together with the adapter.
+CATALOG_PADDED = False
 GROUNDED_LIMIT = 5
 MAX_STEPS = 6
 RESULT_LIMIT = 300  # characters of a result line
