@@ -17,23 +17,7 @@ from inference.base import InferenceBackend
 from lab.bfcl.checker import score
 from lab.bfcl.conditions import ANSWER
 from lab.bfcl.data import Entry
-
-
-def results_path(out: Path, model_slug: str, condition: str) -> Path:
-    return out / "runs" / f"{model_slug}__{condition}.jsonl"
-
-
-def done_ids(path: Path) -> set[str]:
-    """The entries already answered in ``path`` (a line cut by a crash is ignored)."""
-    if not path.exists():
-        return set()
-    done = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            done.add(json.loads(line)["id"])
-        except (ValueError, KeyError, TypeError):
-            continue
-    return done
+from lab.reliability.runner import done_ids, results_path  # one resumable-results layout for both benchmarks
 
 
 def run_condition(*, backend: InferenceBackend, model: str, condition: str, entries: list[Entry], out: Path,
