@@ -188,6 +188,28 @@ def _hidden(name: str) -> bool:
     return any(part.startswith(".") and part not in (".", "..") or part == "__MACOSX" for part in name.split("/"))
 
 
+def read_texts(files: Mapping[str, str | bytes], *, origin: str = "edit") -> PackFiles:
+    """A pack from files given by name (the portal's editor: typed text or an uploaded file's bytes).
+
+    The same checks as a folder or an archive: allowed names inside the pack, text suffixes, sizes,
+    UTF-8; what a pack may not hold is in ``problems``. Line endings are made ``\\n`` (a browser
+    sends a textarea with ``\\r\\n``), so unchanged text keeps its digest.
+    """
+    problems: list[Problem] = []
+    texts: dict[str, str] = {}
+    total = 0
+    for name, content in files.items():
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        total += len(data)
+        if _check_name(name, len(data), problems):
+            text = _decoded(name, data, problems)
+            if text is not None:
+                texts[name] = text.replace("\r\n", "\n")
+    if total > MAX_PACK_BYTES:
+        problems.append(Problem("", "", f"the pack is larger than {MAX_PACK_BYTES // (1024 * 1024)} MB"))
+    return _finish(texts, problems, origin)
+
+
 # ---------------------------------------------------------------------------------------------
 # The runtime: which pack a key names
 

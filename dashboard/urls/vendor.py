@@ -1,12 +1,14 @@
 from django.urls import path
 
-from dashboard.views import vendor, vendor_packs
+from dashboard.views import vendor, vendor_editor, vendor_packs
 
 app_name = "vendor"
 
 urlpatterns = [
     path("", vendor.types, name="types"),
     path("packs/", vendor_packs.packs, name="packs"),
+    path("packs/new", vendor_editor.new, name="new"),
+    path("packs/<slug:slug>/<int:version>/edit", vendor_editor.edit, name="edit"),
     path("packs/<slug:slug>/<int:version>/publish", vendor_packs.publish, name="publish"),
     path("packs/<slug:slug>/<int:version>/", vendor_packs.preview, name="preview"),
     path("<slug:slug>/", vendor.type_detail, name="type"),
