@@ -184,6 +184,17 @@ def read_zip(content: bytes, *, origin: str = "upload") -> PackFiles:
     return _finish(files, problems, origin)
 
 
+def read_path(path: Path) -> PackFiles:
+    """The pack at ``path``: a folder or a zip archive.
+
+    Raises:
+        PackInvalid: it cannot be read as a pack.
+    """
+    if path.is_file() and path.suffix == ".zip":
+        return read_zip(path.read_bytes(), origin=str(path))
+    return read_folder(path)
+
+
 def _hidden(name: str) -> bool:
     return any(part.startswith(".") and part not in (".", "..") or part == "__MACOSX" for part in name.split("/"))
 
@@ -230,10 +241,15 @@ def key_slug(key: str) -> str:
 
 @lru_cache(maxsize=64)
 def pack_files(key: str) -> PackFiles:
-    """The files a runtime key names, read once per process (a published version never changes).
+    """The files a runtime key names, read once per process.
+
+    The key carries the content digest, so what it names never changes: a published version never
+    does, and a draft that is uploaded again gets a new digest, hence a new key. Only a published
+    version is ever a real store's (``store_pack_move`` refuses drafts); a draft key is what a pack
+    evaluation's throwaway store runs (``lab.bench.packs``).
 
     Raises:
-        UnknownPack: no bundled folder or published version has this key.
+        UnknownPack: no bundled folder or stored version has this key.
     """
     match = _KEY.match(key or "")
     if match is None:
@@ -247,10 +263,10 @@ def pack_files(key: str) -> PackFiles:
     from tenants.models import PackVersion
 
     row = (PackVersion.objects.filter(business_type__slug=match["slug"], version=int(match["version"]),
-                                      digest__startswith=match["digest"], status=PackVersion.Status.PUBLISHED)
+                                      digest__startswith=match["digest"])
            .values_list("files", "digest").first())
     if row is None:
-        raise UnknownPack(f"No published pack version {key!r}.")
+        raise UnknownPack(f"No pack version {key!r}.")
     return PackFiles(files=MappingProxyType(dict(row[0])), origin=key, key=key, digest=row[1])
 
 

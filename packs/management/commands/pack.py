@@ -14,19 +14,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from packs.errors import PackInvalid
-from packs.source import PackFiles, read_folder, read_zip
+from packs.source import read_path
 from packs.validate import pack_validate
-
-
-def read_path(path: Path) -> PackFiles:
-    """The pack at ``path``: a folder or a zip archive.
-
-    Raises:
-        PackInvalid: it cannot be read as a pack.
-    """
-    if path.is_file() and path.suffix == ".zip":
-        return read_zip(path.read_bytes(), origin=str(path))
-    return read_folder(path)
 
 
 class Command(BaseCommand):
