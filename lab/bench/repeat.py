@@ -18,6 +18,7 @@ from assistant.models import BenchmarkRun, BenchmarkTurn
 from lab.bench.routing import RouteScore, RoutingItem, route_one
 from lab.bench.stores import bench_store_create, bench_store_delete
 from shelfwise.stats import percentile
+from tenants.models import PackVersion
 
 ROUTING_PREFIX = "routing:"
 
@@ -42,12 +43,17 @@ def routing_trials(
     settings: dict,
     warm: bool = True,
     on_score: Callable[[int, RouteScore], None] | None = None,
+    pack_version: PackVersion | None = None,
+    sample: bool = False,
 ) -> list[BenchmarkRun]:
-    """Route every (position, item) ``repeat`` times on one fresh demo store and store each repetition."""
+    """Route every (position, item) ``repeat`` times on one fresh store and store each repetition.
+
+    The store: the demo catalog, pinned to ``pack_version`` when given; ``sample``: that version's sample catalog.
+    """
     from assistant.grounding import Catalog
     from ledger import selectors
 
-    store = bench_store_create(label="route-passk")
+    store = bench_store_create(label="route-passk", pack_version=pack_version, sample=sample)
     runs: list[BenchmarkRun] = []
     try:
         catalog = Catalog.from_products(selectors.product_list(store=store))

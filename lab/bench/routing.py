@@ -70,20 +70,50 @@ def routing_set_load(path: str | Path, *, actions: Iterable[str] | None = None) 
         RoutingSetError: the file is missing or not JSON, or an item lacks ``say``/``action`` or
             names an action the set does not list.
     """
+    return routing_set_parse(routing_set_read(path), name=Path(path).name, actions=actions)
+
+
+def routing_set_read(path: str | Path) -> Any:
+    """The routing set file's JSON.
+
+    Raises:
+        RoutingSetError: the file is missing or not JSON.
+    """
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RoutingSetError(f"{path}: no such routing set.") from None
     except ValueError as exc:
         raise RoutingSetError(f"{path}: not valid JSON ({exc}).") from None
+
+
+def routing_set_store(data: Any, *, name: str = "routing set") -> str:
+    """The store a routing set is routed on: ``"demo"`` (the default) or a pack's ``"sample"`` catalog.
+
+    Raises:
+        RoutingSetError: another value.
+    """
+    store = data.get("store", "demo") if isinstance(data, dict) else "demo"
+    if store not in ("demo", "sample"):
+        raise RoutingSetError(f"{name}: unknown store {store!r}; routing sets run on: demo, sample.")
+    return store
+
+
+def routing_set_parse(data: Any, *, name: str, actions: Iterable[str] | None = None) -> tuple[RoutingItem, ...]:
+    """The items of a routing set already read from JSON (see ``routing_set_load``).
+
+    Raises:
+        RoutingSetError: an item lacks ``say``/``action`` or names an action the set does not list.
+    """
     raw_items = data.get("items") if isinstance(data, dict) else None
     if not isinstance(raw_items, list) or not raw_items:
-        raise RoutingSetError(f"{path.name}: 'items' must be a non-empty list.")
+        raise RoutingSetError(f"{name}: 'items' must be a non-empty list.")
+    routing_set_store(data, name=name)
     known = frozenset(actions if actions is not None else data.get("actions") or ())
     items = []
     for position, raw in enumerate(raw_items, start=1):
-        where = f"{path.name}, item {raw.get('id', position) if isinstance(raw, dict) else position}"
+        where = f"{name}, item {raw.get('id', position) if isinstance(raw, dict) else position}"
         if not isinstance(raw, dict) or not isinstance(raw.get("say"), str) or not raw["say"].strip():
             raise RoutingSetError(f"{where}: each item needs a non-empty 'say'.")
         if raw.get("action") not in known:
@@ -321,3 +351,23 @@ def routing_summary(scores: Sequence[RouteScore]) -> RoutingSummary:
         periods_total=sum(s.period_ok is not None for s in scores),
         periods_ok=sum(bool(s.period_ok) for s in scores),
     )
+
+
+def routing_run(*, store: Any, items: Sequence[RoutingItem], fast: bool, warm: bool = True,
+                on_score: Any = None) -> list[RouteScore]:
+    """Route every item on ``store`` (its catalog read once) and score it; ``warm``: one throwaway routing first.
+
+    ``on_score(scores_so_far)`` is called after each item (a progress bar, a job's progress).
+    """
+    from assistant.grounding import Catalog
+    from ledger import selectors
+
+    catalog = Catalog.from_products(selectors.product_list(store=store))
+    if warm and items:  # so the first timed routing is not the first call
+        route_one(store=store, item=items[0], catalog=catalog, fast=fast)
+    scores: list[RouteScore] = []
+    for item in items:
+        scores.append(route_one(store=store, item=item, catalog=catalog, fast=fast))
+        if on_score is not None:
+            on_score(scores)
+    return scores

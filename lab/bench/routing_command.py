@@ -14,9 +14,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import CommandError
 
 from inference.base import InferenceError, Role
+from lab.bench.packs import PackEvalError, PackInvalid, pack_for_file
 from lab.bench.repeat import routing_trials
 from lab.bench.report import routing_text
-from lab.bench.routing import RoutingSetError, routing_set_load, routing_summary
+from lab.bench.routing import RoutingSetError, routing_set_parse, routing_set_read, routing_set_store, routing_summary
 
 
 def routing_handle(command: Any, options: dict[str, Any], *, group: str) -> None:
@@ -27,9 +28,14 @@ def routing_handle(command: Any, options: dict[str, Any], *, group: str) -> None
     if options["mode"] != "router" or options["category"]:
         raise CommandError("--routing scores the router alone: no --mode other than router, no --category.")
     try:
-        items = routing_set_load(options["routing"])
-    except RoutingSetError as exc:
+        data = routing_set_read(options["routing"])
+        items = routing_set_parse(data, name=Path(options["routing"]).name)
+        sample = routing_set_store(data, name=Path(options["routing"]).name) == "sample"
+        version = pack_for_file(options["routing"], spec=options["pack"]) if sample or options["pack"] else None
+    except (RoutingSetError, PackEvalError, PackInvalid) as exc:
         raise CommandError(str(exc)) from exc
+    if sample and version is None:
+        raise CommandError(f"{options['routing']} runs on a pack's sample catalog: name its pack with --pack.")
     if not 1 <= options["start"] <= len(items):
         raise CommandError(f"--start must be between 1 and {len(items)} (the set's size).")
     end = len(items) if options["limit"] is None else min(len(items), options["start"] - 1 + options["limit"])
@@ -52,6 +58,7 @@ def routing_handle(command: Any, options: dict[str, Any], *, group: str) -> None
         set_name=name, items=piece, repeat=options["runs"], fast=fast, warm=not options["no_warm"],
         settings={"passk_group": group, "repeat": options["runs"], "start": options["start"], "limit": options["limit"]},
         on_score=lambda number, score: scores.setdefault(number, []).append(score),
+        pack_version=version, sample=sample,
     )
     for number, run in enumerate(runs, start=1):
         summary = routing_summary(scores.get(number, []))

@@ -22,7 +22,7 @@ from lab.bench.checks import ledger_snapshot, turn_failures
 from lab.bench.report import run_stats
 from lab.bench.stores import ACTOR, bench_store_create, bench_store_delete, captured_store_create
 from lab.bench.suite import Suite, SuiteTurn
-from tenants.models import Store
+from tenants.models import PackVersion, Store
 
 # The model roles each mode can call in a turn (the guard judges every request).
 MODE_ROLES: dict[str, tuple[Role, ...]] = {
@@ -94,6 +94,11 @@ def warm_up(*, mode: str, log: Callable[[str], None] = lambda line: None) -> dic
     return took
 
 
+def pack_label(version: PackVersion) -> str:
+    """``"bakery@1+0123456789ab (draft)"``: the version a run used, for its record."""
+    return f"{version.business_type.slug}@{version.version}+{version.digest[:12]} ({version.status})"
+
+
 def model_calls(*, store: Store, conversation: str, index: int) -> list[dict]:
     """The turn's model calls as the audit recorded them: role, purpose, duration and tokens, in order."""
     from audit.models import Record
@@ -129,8 +134,12 @@ def suite_run(
     settings: dict | None = None,
     progress: bool = True,
     on_turn: Callable[[BenchmarkTurn], None] | None = None,
+    pack_version: PackVersion | None = None,
 ) -> RunOutcome:
     """Run every turn of ``suite`` in one conversation on a fresh demo store and record the results.
+
+    ``pack_version``: the pack version the store runs (draft or published); a suite on the
+    ``"sample"`` store needs one, and its store holds that version's sample catalog.
 
     A suite of replayed cases runs each case on a fresh store of its own, holding the products the
     case captured: its context turns first (unchecked), then its turn, in one conversation.
@@ -141,13 +150,18 @@ def suite_run(
     from tqdm import tqdm
 
     roles = role_models(mode)
-    store = None if suite.replayed else bench_store_create(label=f"{mode}-{run_number}", seed=seed)
+    if suite.store == "sample" and pack_version is None:
+        raise BenchError(f"The suite {suite.name} runs on a pack's sample catalog: name its pack.")
+    store = None if suite.replayed else bench_store_create(
+        label=f"{mode}-{run_number}", seed=seed, pack_version=pack_version, sample=suite.store == "sample")
     run = BenchmarkRun.objects.create(
         suite=suite.name[:80], mode=mode, variant=variant[:40], run_number=run_number, turns_total=len(suite.turns),
         model=", ".join(f"{role}={info['model'] or info['backend']}" for role, info in roles.items())[:200],
         store_slug=store.slug if store is not None else "",
         settings={"roles": roles, "suite_file": suite.source, "seed": seed, "kept_store": keep,
-                  **({"replayed_cases": True} if suite.replayed else {}), **(settings or {})},
+                  **({"replayed_cases": True} if suite.replayed else {}),
+                  **({"pack": pack_label(pack_version), "store": suite.store} if pack_version is not None else {}),
+                  **(settings or {})},
     )
     turns: list[BenchmarkTurn] = []
     conversation: str | None = None

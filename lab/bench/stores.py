@@ -12,7 +12,7 @@ from django.utils.text import slugify
 from ledger.demo import install_demo_catalog
 from ledger.models import Product
 from tenants.context import use_store
-from tenants.models import Store
+from tenants.models import PackVersion, Store
 from tenants.services import store_create, store_delete
 
 ACTOR = "system:bench"
@@ -37,17 +37,36 @@ def bench_owner():
     return user
 
 
-def bench_store_create(*, label: str, seed: int = 7) -> Store:
-    """A new store with the demo catalog, under a unique slug ``bench-<label>-<random>``."""
+def bench_store_create(*, label: str, seed: int = 7, pack_version: PackVersion | None = None,
+                       sample: bool = False) -> Store:
+    """A new store under a unique slug ``bench-<label>-<random>``: the demo catalog, or a pack's sample catalog.
+
+    ``pack_version``: the pack version the store runs (draft or published; a real store runs only a
+    published one), of its business type; None for grocery's newest published version.
+    ``sample``: the version's ``sample_catalog.csv`` through the catalog import (every count 0, no
+    sales) instead of the demo catalog (grocery's products with generated sales).
+
+    Raises:
+        ledger.errors.InvalidInput: a sample catalog row cannot be imported.
+    """
+    from packs.services import store_sample_catalog_install
+
     suffix = secrets.token_hex(3)
     slug = f"bench-{slugify(label)[: 50 - len('bench--') - len(suffix)].strip('-')}-{suffix}"
+    kind = pack_version.business_type.slug if pack_version is not None else BUSINESS_TYPE
     with transaction.atomic():
         store = store_create(
-            name=STORE_NAME, slug=slug, business_type=BUSINESS_TYPE, timezone=TIMEZONE, currency=CURRENCY,
-            owner=bench_owner(), owner_name=OWNER_NAME,
+            name=pack_version.name if sample and pack_version is not None else STORE_NAME, slug=slug,
+            business_type=kind, timezone=TIMEZONE, currency=CURRENCY, owner=bench_owner(), owner_name=OWNER_NAME,
         )
-        with use_store(store):
-            install_demo_catalog(store=store, seed=seed, actor=ACTOR)
+        if pack_version is not None:
+            Store.objects.filter(pk=store.pk).update(pack_version=pack_version)
+            store = Store.objects.select_related("business_type").get(pk=store.pk)
+        if sample:
+            store_sample_catalog_install(store=store)
+        else:
+            with use_store(store):
+                install_demo_catalog(store=store, seed=seed, actor=ACTOR)
     return Store.objects.select_related("business_type").get(pk=store.pk)
 
 

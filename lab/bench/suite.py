@@ -13,6 +13,10 @@ or read from the marked cases by ``bench --suite regressions``) has ``cases`` in
 it (``context``, replayed first and not checked) and the store it runs on (``store``: business
 type, time zone, currency and products, ``lab.bench.stores.captured_store_problem``).
 
+A business-type pack's suite may run on ``"store": "sample"``: a fresh store of the pack's type
+holding its ``sample_catalog.csv`` (imported by the catalog import: every count 0, no sales), so
+its checks name that catalog's products; loading it needs the catalog (``sample_catalog``).
+
 Each ``expect`` key is one machine-evaluated check (``lab.bench.checks`` says what each
 means). Loading validates everything up front, so a typo in the suite fails before any model
 runs, with a message naming the turn and the key.
@@ -37,7 +41,7 @@ EXPECT_KEYS = (
 )
 TURN_KEYS = frozenset({"say", "category", "expect", "id", "note"})
 CASE_KEYS = TURN_KEYS | {"context", "store", "mode"}
-STORES = ("demo", "captured")
+STORES = ("demo", "sample", "captured")
 MAX_CONTEXT = 20
 
 
@@ -97,8 +101,18 @@ def known_tools() -> frozenset[str]:
     return frozenset(spec.name for spec in tool_list()) | SIMULATOR_TOOLS
 
 
-def suite_load(path: str | Path, *, catalog: Iterable[str] | None = None, tools: Iterable[str] | None = None) -> Suite:
-    """Read and validate a suite file.
+def suite_store(path: str | Path) -> str | None:
+    """The store a suite file says it runs on (``"demo"`` when it says none); None when it cannot be read."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # suite_load says what is wrong
+    return data.get("store", "demo") if isinstance(data, dict) else None
+
+
+def suite_load(path: str | Path, *, catalog: Iterable[str] | None = None, tools: Iterable[str] | None = None,
+               sample_catalog: Iterable[str] | None = None) -> Suite:
+    """Read and validate a suite file (``sample_catalog``: the product names of a pack's sample store).
 
     Raises:
         SuiteError: the file is missing, not JSON, or a turn or check is not valid.
@@ -110,11 +124,12 @@ def suite_load(path: str | Path, *, catalog: Iterable[str] | None = None, tools:
         raise SuiteError(f"{path}: no such suite file.") from None
     except ValueError as exc:
         raise SuiteError(f"{path}: not valid JSON ({exc}).") from None
-    return suite_parse(data, source=path.name, catalog=catalog, tools=tools)
+    return suite_parse(data, source=path.name, catalog=catalog, tools=tools, sample_catalog=sample_catalog)
 
 
 def suite_parse(
-    data: Any, *, source: str = "suite", catalog: Iterable[str] | None = None, tools: Iterable[str] | None = None
+    data: Any, *, source: str = "suite", catalog: Iterable[str] | None = None, tools: Iterable[str] | None = None,
+    sample_catalog: Iterable[str] | None = None,
 ) -> Suite:
     """Validate a suite already parsed from JSON (see ``suite_load``).
 
@@ -133,10 +148,15 @@ def suite_parse(
     version = data.get("version", 1)
     if not isinstance(version, int) or isinstance(version, bool):
         raise SuiteError(f"{source}: 'version' must be a whole number.")
+    if store == "sample" and sample_catalog is None:
+        raise SuiteError(f"{source}: it runs on its pack's sample catalog ('store': 'sample'): name the pack "
+                         "(--pack PATH_OR_SLUG) or keep the file inside its pack folder.")
     validator = _Validator(
         source=source,
-        catalog=frozenset(catalog) if catalog is not None else demo_catalog_names(),
+        catalog=frozenset(sample_catalog or ()) if store == "sample" else
+        frozenset(catalog) if catalog is not None else demo_catalog_names(),
         tools=frozenset(tools) if tools is not None else known_tools(),
+        label="pack's sample catalog" if store == "sample" else "demo catalog",
     )
     if store == "captured":
         turns = tuple(validator.case(index, raw) for index, raw in enumerate(raw_turns, start=1))

@@ -25,6 +25,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from assistant.types import Mode
 from lab.bench import report
+from lab.bench.packs import PackEvalError, PackInvalid, pack_for_file, sample_catalog_names
 from lab.bench.passk import PassKError, group_runs, group_trials, passk_table, passk_text
 from lab.bench.regressions import SUITE_NAME, regressions_suite
 from lab.bench.runner import (
@@ -35,7 +36,7 @@ from lab.bench.runner import (
     warm_up,
 )
 from lab.bench.stores import migrations_pending
-from lab.bench.suite import Suite, SuiteError, suite_load
+from lab.bench.suite import Suite, SuiteError, suite_load, suite_store
 
 
 class Command(BaseCommand):
@@ -61,6 +62,9 @@ class Command(BaseCommand):
         parser.add_argument("--fast-path", choices=("on", "off"), default=None,
                             help="--routing only: the fast-path matcher first (default: as SHELFWISE_FAST_PATH says).")
         parser.add_argument("--seed", type=int, default=7, help="Seed of the demo store's generated sales (default 7).")
+        parser.add_argument("--pack", default=None,
+                            help="The pack version the stores run: a folder, a .zip, slug or slug@N (default: the pack "
+                                 "folder the file sits in, when it runs on a pack's sample catalog).")
         parser.add_argument("--keep", action="store_true", help="Keep the benchmark stores instead of deleting them.")
         parser.add_argument("--no-warm", action="store_true", help="Skip loading the models and the throwaway turn.")
         parser.add_argument("--no-progress", action="store_true", help="No progress bar.")
@@ -107,12 +111,17 @@ class Command(BaseCommand):
             out(f"Wrote {path}")
 
     def _suite(self, options) -> Suite:
+        options["pack_version"] = None
         try:
             if options["suite"] == SUITE_NAME and not Path(SUITE_NAME).exists():
                 suite = regressions_suite()  # the cases marked in the audit explorer
             else:
-                suite = suite_load(options["suite"])
-        except SuiteError as exc:
+                version = None
+                if options["pack"] or suite_store(options["suite"]) == "sample":
+                    version = pack_for_file(options["suite"], spec=options["pack"])
+                suite = suite_load(options["suite"], sample_catalog=sample_catalog_names(version) if version else None)
+                options["pack_version"] = version
+        except (SuiteError, PackEvalError, PackInvalid) as exc:
             raise CommandError(str(exc)) from exc
         if options["category"]:
             categories = sorted({turn.category for turn in suite.turns})
@@ -145,7 +154,7 @@ class Command(BaseCommand):
             for number in range(1, options["runs"] + 1):
                 outcome = suite_run(
                     suite=suite, mode=mode, run_number=number, variant=options["variant"], keep=options["keep"],
-                    seed=options["seed"], progress=not options["no_progress"],
+                    seed=options["seed"], progress=not options["no_progress"], pack_version=options["pack_version"],
                     settings={"limit": options["limit"], "category": options["category"],
                               "warmed_up": not options["no_warm"], "passk_group": group, "repeat": options["runs"]},
                 )

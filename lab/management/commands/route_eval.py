@@ -1,9 +1,13 @@
-"""python manage.py route_eval [--set packs/bundled/grocery/evaluation/routing_set.json] [--limit N]
+"""python manage.py route_eval [--set packs/bundled/grocery/evaluation/routing_set.json] [--pack PATH_OR_SLUG] [--limit N]
 
 Routes each utterance of the routing set with ``route_utterance`` (the real prompt, model,
-validation and grounding; no tool runs) on one fresh demo store, and prints per-action
+validation and grounding; no tool runs) on one fresh store, and prints per-action
 accuracy (action only, and action+item), the confusion of the misses, how many action requests
 dropped to chat, the median latency per utterance, and the misses.
+
+The store: the demo catalog (grocery's newest published version), or, for a set of a pack
+(``--pack``, or the pack folder the file sits in), a store pinned to that pack version; a set with
+``"store": "sample"`` runs on the pack's sample catalog.
 """
 
 from __future__ import annotations
@@ -16,13 +20,17 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from inference.base import InferenceError, Role
+from lab.bench.packs import PackEvalError, PackInvalid, pack_for_file
 from lab.bench.report import routing_text
 from lab.bench.routing import (
     RoutingSetError,
-    route_one,
-    routing_set_load,
+    routing_run,
+    routing_set_parse,
+    routing_set_read,
+    routing_set_store,
     routing_summary,
 )
+from lab.bench.runner import pack_label
 from lab.bench.stores import (
     bench_store_create,
     bench_store_delete,
@@ -45,13 +53,14 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true", help="No progress bar.")
         parser.add_argument("--fast-path", choices=("on", "off"), default=None,
                             help="The router's fast-path matcher first (default: as SHELFWISE_FAST_PATH says).")
+        parser.add_argument("--pack", default=None,
+                            help="The pack version the store runs: a folder, a .zip, slug or slug@N (default: the "
+                                 "pack folder the set sits in, when it needs a pack's sample catalog).")
 
     def handle(self, *args, **options) -> None:
         from tqdm import tqdm
 
-        from assistant.grounding import Catalog
         from inference.config import get_backend
-        from ledger import selectors
 
         if options["limit"] is not None and options["limit"] < 1:
             raise CommandError("--limit must be at least 1.")
@@ -59,13 +68,21 @@ class Command(BaseCommand):
         if pending:
             raise CommandError(f"The database is not migrated ({', '.join(pending[:3])}...): run manage.py migrate first.")
         try:
-            items = routing_set_load(options["path"])
-        except RoutingSetError as exc:
+            data = routing_set_read(options["path"])
+            items = routing_set_parse(data, name=Path(options["path"]).name)
+            sample = routing_set_store(data, name=Path(options["path"]).name) == "sample"
+            version = pack_for_file(options["path"], spec=options["pack"]) if sample or options["pack"] else None
+        except (RoutingSetError, PackEvalError) as exc:
             raise CommandError(str(exc)) from exc
+        except PackInvalid as exc:
+            raise CommandError(str(exc)) from exc
+        if sample and version is None:
+            raise CommandError(f"{options['path']} runs on a pack's sample catalog: name its pack with --pack.")
         if options["limit"]:
             items = items[: options["limit"]]
         out = self.stdout.write
-        out(f"Routing set {Path(options['path']).name}: {len(items)} utterances")
+        out(f"Routing set {Path(options['path']).name}: {len(items)} utterances"
+            + (f", pack {pack_label(version)} on its {'sample' if sample else 'demo'} catalog" if version else ""))
         try:
             backend = get_backend(Role.ROUTER)
             if options["no_warm"]:
@@ -80,16 +97,15 @@ class Command(BaseCommand):
 
         fast = fast_path_enabled() if options["fast_path"] is None else options["fast_path"] == "on"
         out(f"Fast-path matcher: {'on' if fast else 'off'}")
-        store = bench_store_create(label="route-eval")
-        scores = []
+        store = bench_store_create(label="route-eval", pack_version=version, sample=sample)
         try:
-            catalog = Catalog.from_products(selectors.product_list(store=store))
-            if not options["no_warm"]:  # one throwaway routing, so the first timed one is not the first call
-                route_one(store=store, item=items[0], catalog=catalog, fast=fast)
-            bar = tqdm(items, desc="routing", unit="utt", disable=options["no_progress"], leave=False)
-            for item in bar:
-                scores.append(route_one(store=store, item=item, catalog=catalog, fast=fast))
-                bar.set_postfix(action=f"{sum(s.action_ok for s in scores)}/{len(scores)}")
+            bar = tqdm(total=len(items), desc="routing", unit="utt", disable=options["no_progress"], leave=False)
+
+            def progress(done: list) -> None:
+                bar.update(1)
+                bar.set_postfix(action=f"{sum(s.action_ok for s in done)}/{len(done)}")
+
+            scores = routing_run(store=store, items=items, fast=fast, warm=not options["no_warm"], on_score=progress)
             bar.close()
         finally:
             if options["keep"]:
