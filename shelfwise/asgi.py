@@ -27,12 +27,14 @@ from channels.security.websocket import AllowedHostsOriginValidator
 
 from assistant.routing import websocket_urlpatterns
 from mcp_gateway.asgi import McpGateway
+from shelfwise.health import HealthCheck
 from shelfwise.limits import BodyLimit
 
-# /mcp and its OAuth protected-resource metadata are served by the MCP gateway, the rest by Django.
+# /healthz is answered at the edge (shelfwise.health); /mcp and its OAuth protected-resource
+# metadata are served by the MCP gateway, the rest by Django.
 # The gateway also answers the ASGI lifespan (uvicorn --lifespan on); daphne, which has none,
 # gets the gateway started on its first MCP request. Every body is size-checked first.
-http_app = BodyLimit(McpGateway(django_asgi))
+http_app = HealthCheck(BodyLimit(McpGateway(django_asgi)))
 
 application = ProtocolTypeRouter(
     {

@@ -121,6 +121,12 @@ def env_database(name: str, default_sqlite: Path) -> dict:
     if config["ENGINE"] == "django.db.backends.sqlite3":
         config["OPTIONS"] = dict(SQLITE_OPTIONS)
         config["CONN_MAX_AGE"] = 0
+    elif max_age == 0 and (pool_max := env_int("DATABASE_POOL_MAX", 10, minimum=0)):
+        # Connections that are closed after each request go back to a pool (psycopg_pool, Django's
+        # own support) instead of ending: a new PostgreSQL session forks a server process, which
+        # took half of a shelf-finder request's CPU on this machine (README "Load"). A pooled
+        # session's row-level security state is re-set before its first statement (tenants.db).
+        config.setdefault("OPTIONS", {})["pool"] = {"min_size": min(2, pool_max), "max_size": pool_max, "timeout": 3}
     return config
 
 

@@ -30,3 +30,25 @@ def test_the_asgi_entry_point_asks_for_no_persistent_connections():
     source = (Path(__file__).resolve().parent.parent / "asgi.py").read_text()
 
     assert source.index('setdefault("DATABASE_CONN_MAX_AGE", "0")') < source.index("get_asgi_application()")
+
+
+def test_the_web_process_pools_the_sessions_it_closes(monkeypatch):
+    monkeypatch.setenv("DATABASE_URL", URL)
+    monkeypatch.setenv("DATABASE_CONN_MAX_AGE", "0")
+    monkeypatch.setenv("DATABASE_POOL_MAX", "6")
+
+    assert env_database("DATABASE_URL", Path("unused.sqlite3"))["OPTIONS"]["pool"] == {
+        "min_size": 2, "max_size": 6, "timeout": 3}
+
+
+def test_no_pool_where_connections_persist_or_it_is_turned_off(monkeypatch):
+    monkeypatch.setenv("DATABASE_URL", URL)
+    monkeypatch.delenv("DATABASE_CONN_MAX_AGE", raising=False)
+    assert "pool" not in env_database("DATABASE_URL", Path("unused.sqlite3")).get("OPTIONS", {})
+
+    monkeypatch.setenv("DATABASE_CONN_MAX_AGE", "0")
+    monkeypatch.setenv("DATABASE_POOL_MAX", "0")
+    assert "pool" not in env_database("DATABASE_URL", Path("unused.sqlite3")).get("OPTIONS", {})
+    monkeypatch.setenv("DATABASE_URL", "sqlite:///x.sqlite3")
+    monkeypatch.delenv("DATABASE_POOL_MAX")
+    assert "pool" not in env_database("DATABASE_URL", Path("unused.sqlite3"))["OPTIONS"]

@@ -138,3 +138,34 @@ def test_the_check_reports_a_ledger_table_without_its_policy(db):
         errors = [e for e in run_checks(databases=["default"]) if e.id == "tenants.E001"]
         assert [e.obj for e in errors] == ["ledger_product"]
         transaction.set_rollback(True)
+
+
+def test_a_pooled_session_handed_to_the_next_request_is_fenced_again(store, other_store):
+    # The web process pools its sessions (shelfwise.env, DATABASE_POOL_MAX): a session goes back to
+    # the pool with the last request's role and store set, and the next one must not inherit them.
+    pooled = connection.copy(alias="rls_pool_test")
+    pooled.settings_dict["CONN_MAX_AGE"] = 0
+    pooled.settings_dict["OPTIONS"] = {**pooled.settings_dict["OPTIONS"], "pool": {"min_size": 1, "max_size": 1}}
+    try:
+
+        def state():
+            with pooled.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid(), current_user, current_setting('app.store_id', true)")
+                return cursor.fetchone()
+
+        with use_store(store):
+            pid, role, setting = state()
+            assert (role, setting) == (rls.app_role(), str(store.pk))
+        pooled.close()  # back to the pool, still set for ``store`` on the server
+        assert state() == (pid, rls.app_role(), "")  # the same session, blank again
+        pooled.close()
+        with use_store(other_store):
+            assert state() == (pid, rls.app_role(), str(other_store.pk))
+        pooled.close()
+        with rls.bypass():
+            assert state()[1] != rls.app_role()
+        pooled.close()
+        assert state() == (pid, rls.app_role(), "")
+    finally:
+        pooled.close()
+        pooled.close_pool()
