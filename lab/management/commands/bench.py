@@ -10,7 +10,9 @@ per-stage split and the model-call durations by role (from the audit), then a su
 ``--repeat N`` (``--runs``) runs the suite N times; with two or more trials of each turn it also
 prints pass^1..pass^k per turn, per category and overall (``lab.bench.passk``). ``--routing FILE``
 routes each utterance of a routing set N times instead (router mode, no tool runs) and reports
-the same. ``--group LABEL`` files the runs under a label so pieces run separately add up: the
+the same. A suite or routing set with ``"store": "sample"`` runs on a fresh store of its pack's
+type holding the pack's sample catalog, pinned to the pack version (``--pack PATH_OR_SLUG``, or the
+pack folder the file sits in; ``lab.bench.packs``). ``--group LABEL`` files the runs under a label so pieces run separately add up: the
 pass^k printed is then over every stored run of the group.
 """
 
