@@ -1,4 +1,4 @@
-"""Benchmark runs started from the metrics page: a Celery task and the progress it reports.
+"""Benchmark runs started from the metrics page, and pack evaluations started from the vendor portal.
 
 The page starts a run with ``benchmark_start``; the task runs the suite through
 ``lab.bench.runner.suite_run`` (the real pipeline on a throwaway demo store) and writes
@@ -131,27 +131,30 @@ def benchmark_start(*, suite: str, mode: str, limit: int | None = None) -> str:
     return job
 
 
-def _dispatch(job: str, kwargs: dict[str, Any]) -> None:
+def _dispatch(job: str, kwargs: dict[str, Any], *, task: Any = None) -> None:
     from shelfwise.celery import app
 
+    task = task or benchmark_run_task
     # Claimed here, once the request's transaction committed: a start that rolled back holds nothing.
     if not _claim(job):
         active = active_job()
         _progress_set(job, state="failed", error=_busy_message(active[1]) if active else "Another run started first.")
+        if task is not benchmark_run_task:
+            _pack_progress_set(job, state="failed", error="Another run started first.")
         return
     if not app.conf.task_always_eager:
-        benchmark_run_task.apply_async(kwargs=kwargs)
+        task.apply_async(kwargs=kwargs)
     elif getattr(settings, "DASHBOARD_BENCH_INLINE", False):
-        benchmark_run_task.apply(kwargs=kwargs)
+        task.apply(kwargs=kwargs)
     else:
-        thread = threading.Thread(target=_run_in_thread, args=(kwargs,), name=f"bench-{job[:8]}", daemon=True)
+        thread = threading.Thread(target=_run_in_thread, args=(kwargs, task), name=f"bench-{job[:8]}", daemon=True)
         threads[job] = thread
         thread.start()
 
 
-def _run_in_thread(kwargs: dict[str, Any]) -> None:
+def _run_in_thread(kwargs: dict[str, Any], task: Any) -> None:
     try:
-        benchmark_run_task.apply(kwargs=kwargs)
+        task.apply(kwargs=kwargs)
     finally:
         connections.close_all()  # this thread's connections belong to no request: close them here
 
@@ -209,3 +212,94 @@ def passk_latest() -> list[dict[str, Any]]:
     from lab.bench.passk import latest_groups
 
     return latest_groups()
+
+
+# ---------------------------------------------------------------------------------------------
+# A pack version's evaluation, started from the vendor portal (``lab.bench.pack_eval``)
+
+PACK_RUNS = 3
+
+
+def _pack_key(job: str) -> str:
+    return f"packs:eval:{job}"
+
+
+def _pack_latest_key(version_id: int) -> str:
+    return f"packs:eval:version:{version_id}"
+
+
+def pack_eval_progress(job: str) -> dict[str, Any] | None:
+    """A pack evaluation's progress: version, state, done, total, what runs now, error, and the result when done."""
+    return cache.get(_pack_key(job))
+
+
+def pack_eval_latest(version_id: int) -> str | None:
+    """The job id of the newest evaluation started for a pack version, while its progress is kept."""
+    job = cache.get(_pack_latest_key(version_id))
+    return job if job and pack_eval_progress(job) is not None else None
+
+
+def _pack_progress_set(job: str, **fields: Any) -> dict[str, Any]:
+    current = pack_eval_progress(job) or {}
+    current.update(fields, updated=time.time())
+    cache.set(_pack_key(job), current, PROGRESS_TTL_S)
+    # Also in the shared slot's format, so a benchmark start while this runs says what holds the machine.
+    _progress_set(job, state=current.get("state"), suite=f"pack {current.get('pack', '')}", mode="router",
+                  done=current.get("done", 0), total=current.get("total"))
+    return current
+
+
+def pack_eval_start(*, version_id: int, runs: int = PACK_RUNS, limit: int | None = None) -> str:
+    """Queue the evaluation of a stored pack version (its suites ``runs`` times, its routing set) and return its job id.
+
+    The caller has checked that the requester may see the version. One run at a time, shared with
+    the metrics page's benchmark runs.
+
+    Raises:
+        BenchStartError: no such version, numbers out of range, or a run is already queued or running.
+    """
+    from lab.bench.runner import pack_label
+    from tenants.models import PackVersion
+
+    version = PackVersion.objects.select_related("business_type").filter(pk=version_id).first()
+    if version is None:
+        raise BenchStartError("No such pack version.")
+    if not 1 <= runs <= 5 or (limit is not None and not 1 <= limit <= MAX_LIMIT):
+        raise BenchStartError(f"Runs must be 1 to 5 and the limit 1 to {MAX_LIMIT}.")
+    active = active_job()
+    if active is not None:
+        raise BenchStartError(_busy_message(active[1]))
+    job = uuid.uuid4().hex
+    _pack_progress_set(job, state="queued", version=version.pk, pack=pack_label(version), runs=runs, done=0,
+                       total=None, running="", error="", result=None)
+    cache.set(_pack_latest_key(version.pk), job, PROGRESS_TTL_S)
+    kwargs = {"job": job, "version_id": version.pk, "runs": runs, "limit": limit}
+    transaction.on_commit(lambda: _dispatch(job, kwargs, task=pack_eval_task))
+    return job
+
+
+@shared_task(name="lab.pack_eval", acks_late=False)
+def pack_eval_task(*, job: str, version_id: int, runs: int = PACK_RUNS, limit: int | None = None) -> None:
+    """Evaluate the pack version, reporting progress under ``job``; the figures go into its progress when done.
+
+    Not retried (an evaluation is an experiment); the slot is freed however it ends.
+    """
+    from lab.bench.pack_eval import evaluation_dict, pack_evaluate
+    from lab.bench.packs import PackEvalError
+    from lab.bench.runner import BenchError
+    from tenants.models import PackVersion
+
+    try:
+        version = PackVersion.objects.select_related("business_type").get(pk=version_id)
+        _pack_progress_set(job, state="running")
+        result = pack_evaluate(
+            version=version, runs=runs, limit=limit,
+            progress=lambda done, total, what: _pack_progress_set(job, done=done, total=total, running=what))
+        _pack_progress_set(job, state="done", result=evaluation_dict(result))
+    except (PackEvalError, BenchError) as exc:
+        _pack_progress_set(job, state="failed", error=str(exc)[:300])
+    except Exception as exc:
+        logger.exception("Pack evaluation job %s failed", job)
+        _pack_progress_set(job, state="failed", error=f"The evaluation failed: {type(exc).__name__}.")
+    finally:
+        _release(job)

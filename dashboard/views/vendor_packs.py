@@ -112,6 +112,7 @@ def preview(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     return render(request, "dashboard/vendor/pack_preview.html", {
         "section": "vendors", "version": found, "messages": messages, "chars": chars,
         "tokens": -(-chars // CHARS_PER_TOKEN),
+        "may_evaluate": manager is None or found.business_type.vendor_id == manager.pk,
     })
 
 
