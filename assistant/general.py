@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from assistant.modes.base import TurnContext
 
 SYSTEM = (
-    "You are the voice assistant of a small grocery store, talking with its owner. Answer in one or two "
+    "You are the voice assistant of a small {kind}, talking with its owner. Answer in one or two "
     "short, friendly sentences that sound natural when spoken. For greetings and thanks, reply warmly and "
     "offer help. For general knowledge, cooking and conversions, answer briefly and correctly. You cannot "
     "see the store's stock, sales or orders in this conversation, so never state store numbers, prices or "
@@ -29,13 +29,26 @@ SYSTEM = (
 SMALL_TALK = frozenset({"greeting", "thanks", "reaction"})
 _PART_OF_DAY = re.compile(r"\b(morning|afternoon|evening)\b")
 FALLBACK = sentences.GENERAL_FALLBACK
+_PLACE = re.compile(r"\b(store|shop|caf[eé]|pharmacy|chemist|bakery|market|deli|kiosk)$")
+
+
+def store_kind(store: object) -> str:
+    """What kind of shop the store is, in its business type's own name: "grocery store", "hardware store", "pharmacy"."""
+    kind = getattr(store, "business_type", None)
+    name = " ".join(str(getattr(kind, "name", "") or getattr(kind, "slug", "") or "grocery").split()).casefold()
+    return name if _PLACE.search(name) else f"{name} store"
+
+
+def system_prompt(store: object) -> str:
+    """The general model's instructions, naming the store's own kind of shop (a bakery is not told it is a grocery)."""
+    return SYSTEM.format(kind=store_kind(store))
 
 
 def general_answer(ctx: TurnContext) -> str:
     """A short spoken answer from the general model; a plain fallback when the model is unavailable."""
     store = ctx.store
     messages = (
-        {"role": "system", "content": SYSTEM},
+        {"role": "system", "content": system_prompt(store)},
         {"role": "user", "content": f"(Store: {store.name}. Owner: {store.owner_name or 'the owner'}.)\n{ctx.words.text}"},
     )
     try:

@@ -34,6 +34,13 @@ _LOOKUP = re.compile(
 _NUTRITION = re.compile(
     r"\b(protein|fib(re|er)|iron|vitamins?|calcium|calories|nutrition|nutritious|nutrients?|healthy|healthiest)\b"
 )
+# Asking how to take, give or use something (a dose, a treatment) is not asking about the shelf:
+# "how many paracetamol can I take", "how much ibuprofen do I give a toddler", "what's the dosage".
+_ADVICE = re.compile(
+    r"\b(can|could|should|may|do|does|would|must) (i|you|he|she|they|someone|a (child|kid|toddler|baby)) "
+    r"(safely )?(take|give|use|drink|swallow)\b|\bdos(e|es|age|ing)\b"
+)
+_STOCKED = re.compile(r"\bdo we (have|carry|sell|stock|keep)\b")
 _LIST = re.compile(r"\b(list|catalog(ue)?|products|everything|all|what (do|else do) we (sell|carry|have|stock))\b")
 _VIDEO = re.compile(r"\b(video|film|movie|clip|walkthrough)\b")
 _ALERT = re.compile(r"\b(alerts?|notifications?)\b")
@@ -136,7 +143,8 @@ def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, G
     demo; "email me ..." is a report by email; a request about alerts is the alerts action (a low-stock
     list of "stock alerts" stays one unless they are dealt with); selling over a period other than today is the sales
     action, and the sales action for today alone is today's sales. Words the model did not name as an item are not
-    a product the store lacks unless the action is a product lookup.
+    a product the store lacks unless the action is a product lookup. Advice on taking or giving a product ("how
+    many paracetamol can I take") is no stock question; "what vitamins do we have" lists the store's own group.
     """
     from assistant.policy import OwnerWords
 
@@ -156,11 +164,14 @@ def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, G
         decision = replace(decision, action="list_products")
     elif action == "list_products" and named and not grounding.group:
         decision = replace(decision, action="find_product")
-    elif action == "general" and named and _LOOKUP.search(text):
-        # The general model has no store facts and must not be asked for them.
+    elif action == "general" and named and _LOOKUP.search(text) and not _ADVICE.search(text):
+        # The general model has no store facts and must not be asked for them (advice on taking it is no lookup).
         decision = replace(decision, action="find_product")
     elif action == "low_stock" and named or action == "draft_restock" and named and not OwnerWords(text=text, numbers=words.numbers).asks_order:
         decision = replace(decision, action="find_product", ask=decision.ask or "available")
+    elif action in ("list_products", "general", "play_guide") and not named and grounding.group and _STOCKED.search(text):
+        # "What vitamins do we have": the store's own group, listed (not a guide, even with a nutrition word).
+        decision = replace(decision, action="list_products")
     elif action in ("list_products", "find_product", "general") and not named and _NUTRITION.search(text):
         # Food and nutrition questions are answered by the nutrition guides (the pack's action 9).
         decision = replace(decision, action="play_guide", topic="nutrition")
