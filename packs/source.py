@@ -281,7 +281,10 @@ def store_pack_key(store: Store) -> str:
     if cached is not None and getattr(store, "_pack_key_of", None) == pinned:
         return cached
     key = store.business_type.slug
-    if pinned is not None:
+    loaded = store._state.fields_cache.get("pack_version") if pinned is not None else None
+    if loaded is not None and loaded.pk == pinned:  # fetched with the store (``select_related``)
+        key = pack_key(slug=loaded.business_type.slug, version=loaded.version, digest=loaded.digest)
+    elif pinned is not None:
         from tenants.models import PackVersion
 
         row = PackVersion.objects.filter(pk=pinned).values_list(

@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 # This worktree's own database and Redis db (HELPERS.md: sw_load, db 11), never the lead's.
 export UP_DB=${UP_DB:-sw_load} UP_PORT=${UP_PORT:-8017} UP_VHOST=${UP_VHOST:-shelfwise_load} UP_REDIS_DB=${UP_REDIS_DB:-11}
 export WEB_WORKERS=${WEB_WORKERS:-2} TURN_CONCURRENCY=${TURN_CONCURRENCY:-8}
+# The load's owners send their next turn the moment the last is answered, faster than a person: the
+# per-owner limit (30 turns a minute) would answer 429 and measure the limit, not the load.
+export API_TURNS_RATE=${API_TURNS_RATE:-600/min}
 FAKE_PORT=${FAKE_PORT:-8093}
 mkdir -p var/up
 if [[ -z ${REAL_MODELS:-} ]]; then

@@ -46,7 +46,7 @@ WEB_WORKERS=${WEB_WORKERS:-2}
 TURN_CONCURRENCY=${TURN_CONCURRENCY:-4}
 ENV
   # Anything else the caller exported for the models (SHELFWISE_*_BACKEND/_URL/_MODEL) passes through.
-  env | grep -E '^SHELFWISE_(ROUTER|GUARD|GENERAL|NATIVE|SMALL)_|^SHELFWISE_TURN_WAIT_S=' >> "$UP_DIR/env" || true
+  env | grep -E '^SHELFWISE_(ROUTER|GUARD|GENERAL|NATIVE|SMALL)_|^SHELFWISE_TURN_WAIT_S=|^API_(TURNS|WRITES)_RATE=' >> "$UP_DIR/env" || true
 }
 
 wait_for() {  # description, seconds, command...

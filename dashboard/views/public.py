@@ -49,7 +49,9 @@ def _over_limit(request: HttpRequest, store: Store) -> bool:
 @require_GET
 def shelf_finder(request: HttpRequest, store_slug: str) -> HttpResponse:
     """``/s/<store>/find?q=haldi``: where the named products are, answered without JavaScript."""
-    store = Store.objects.select_related("business_type").filter(slug=store_slug).first()
+    # The store and the pack version it runs in one query (not the version's files).
+    store = (Store.objects.select_related("business_type", "pack_version__business_type")
+             .defer("pack_version__files").filter(slug=store_slug).first())
     if store is None:
         return render(request, "dashboard/public/store_not_found.html", {"slug": store_slug}, status=404)
     if _over_limit(request, store):
