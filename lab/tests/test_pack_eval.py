@@ -85,11 +85,14 @@ def test_bench_and_route_eval_read_a_sample_suite_and_set_from_the_pack_folder_t
     call_command("bench", "--suite", str(SUITE), "--limit", "3", "--no-warm", "--no-progress", stdout=output)
     call_command("route_eval", "--set", str(ROUTING_SET), "--limit", "3", "--fast-path", "off", "--no-warm",
                  "--no-progress", stdout=output)
+    call_command("bench", "--routing", str(ROUTING_SET), "--pack", "bakery", "--limit", "3", "--repeat", "2",
+                 "--fast-path", "off", "--no-warm", stdout=output)
 
     text = output.getvalue()
     assert "Passed: 3/3" in text
-    run = BenchmarkRun.objects.get()
+    run = BenchmarkRun.objects.filter(settings__pack__isnull=False).get()
     assert run.settings["pack"].startswith("bakery@1+") and run.settings["store"] == "sample"
+    assert "pass^1" in text  # bench --routing: the same set, twice, on the stored draft named by its slug
     assert "pack bakery@1+" in text and "on its sample catalog" in text
     assert "Action:      2/3 = 66.7%" in text  # the baguettes: invalid
 
