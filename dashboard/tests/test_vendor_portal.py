@@ -102,7 +102,8 @@ def test_a_vendor_cannot_change_another_vendors_type_or_grocery(vendor, tmp_path
 
 def test_a_vendor_sees_no_store_data_and_no_ops_page(vendor, demo):
     client = _client(vendor)
-    for url in ("/ops/", "/ops/audit/", "/ops/metrics/", "/app/", "/app/inventory/", "/api/v1/products"):
+    for url in ("/ops/", "/ops/audit/", "/ops/audit/calls/", "/ops/metrics/", "/app/", "/app/inventory/",
+                "/app/talk/", "/api/v1/products", "/api/v1/sales/today", "/api/v1/audit", "/api/v1/drafts"):
         response = client.get(url)
         assert response.status_code in (302, 403, 404), url
         assert "Turmeric powder" not in response.content.decode(), url

@@ -34,6 +34,8 @@ def _corner_shop(tmp_path: Path, *, version: int = 1, description: str = "milk, 
             data["actions"][1]["description"] = description
         if name == "lexicon.json":
             data["local_names"].append({"to": "newspaper", "from": [heard]})
+        if name == "guard_vocabulary.json":
+            data["safe_terms"].append("paper knife")
         (folder / name).write_text(json.dumps(data))
     return folder
 
@@ -83,6 +85,7 @@ def test_a_draft_is_replaced_by_a_new_upload_and_a_published_one_is_refused(db, 
 
 
 def test_a_stores_prompt_lexicon_and_actions_come_from_its_own_types_published_version(db, tmp_path):
+    from assistant.guard.vocabulary import safe_terms_mask
     from assistant.lexicon import lexicon_for
     from assistant.modes.router.prompt import router_pack, static_prompt
     from tenants.services import store_create
@@ -99,6 +102,8 @@ def test_a_stores_prompt_lexicon_and_actions_come_from_its_own_types_published_v
     grocery_key = store_pack_key(grocery)
     assert "daily paper" not in static_prompt(router_pack(grocery_key))
     assert ("daily", "papper") not in lexicon_for(grocery_key).corrections
+    assert safe_terms_mask("where is the paper knife", key) == "where is the item"  # its guard vocabulary too
+    assert safe_terms_mask("where is the paper knife", grocery_key) == "where is the paper knife"
 
     # A new version does not move the store; moving it does.
     v2 = _install(_corner_shop(tmp_path / "v2", version=2, description="the day's papers, milk and bread"),
