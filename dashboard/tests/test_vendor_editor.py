@@ -181,3 +181,13 @@ def test_only_the_vendor_who_created_the_type_edits_it(vendor, kiosk, owner, sto
     assert _client(vendor).get("/vendors/packs/key-kiosk/9/edit").status_code == 404
     assert PackVersion.objects.get(pk=kiosk.pk).digest == kiosk.digest
     assert not BusinessType.objects.filter(slug="owner-kiosk").exists()
+
+
+@pytest.mark.parametrize("template", ["grocery", "hardware", "pharmacy", "bakery"])
+def test_every_bundled_pack_is_a_template_that_validates_under_a_new_slug(template):
+    from packs.drafting import pack_from_template, template_choices
+    from packs.validate import pack_validate
+
+    assert template in dict(template_choices())
+    pack = pack_validate(pack_from_template(template=template, slug="new-shop", name="New shop"))
+    assert (pack.slug, pack.name, pack.version) == ("new-shop", "New shop", 1)
