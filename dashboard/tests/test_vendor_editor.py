@@ -191,3 +191,20 @@ def test_every_bundled_pack_is_a_template_that_validates_under_a_new_slug(templa
     assert template in dict(template_choices())
     pack = pack_validate(pack_from_template(template=template, slug="new-shop", name="New shop"))
     assert (pack.slug, pack.name, pack.version) == ("new-shop", "New shop", 1)
+
+
+def test_a_file_is_replaced_by_an_upload_and_added_or_removed_only_when_the_pack_still_holds(vendor, kiosk):
+    client = _client(vendor)
+    catalog = kiosk.files["sample_catalog.csv"].replace("yellow boxes", "yellow tubs")
+    response = client.post(EDIT.format(1), _form(kiosk) | {
+        "upload:sample_catalog.csv": SimpleUploadedFile("mine.csv", catalog.replace("\n", "\r\n").encode())})
+    assert response.status_code == 302
+    kiosk.refresh_from_db()
+    assert kiosk.files["sample_catalog.csv"] == catalog  # the upload won over the textarea; line ends as \n
+
+    removed = client.post(EDIT.format(1), _form(kiosk) | {"remove": "evaluation/routing_dev.json"})
+    added = client.post(EDIT.format(1), _form(kiosk) | {"new_path": "notes.yaml", "new_text": "hello: there\n"})
+    assert removed.status_code == added.status_code == 400
+    assert any(p.file == "matcher.yaml" and "routing_dev.json" in p.reason for p in removed.context["problems"])
+    assert any(p.file == "notes.yaml" and "not part of the pack" in p.reason for p in added.context["problems"])
+    assert PackVersion.objects.get(pk=kiosk.pk).digest == kiosk.digest
