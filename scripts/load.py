@@ -24,6 +24,7 @@ import asyncio
 import json
 import os
 import random
+import resource
 import statistics
 import sys
 import time
@@ -306,7 +307,9 @@ async def drive(args) -> dict:
         started = time.perf_counter()
         await asyncio.gather(*tasks)
         elapsed = time.perf_counter() - started
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     return {"rows": record.table(elapsed), "started": began, "elapsed_s": round(elapsed, 1),
+            "client_cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
             "turns_deferred_202": record.deferred,
             "loadavg_1m": {"mean": round(statistics.mean(loads), 2) if loads else None, "max": max(loads, default=None)},
             "pg_sessions_max": {"this_database": max((a for a, _ in sessions), default=None),

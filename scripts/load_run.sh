@@ -30,10 +30,15 @@ trap cleanup EXIT
 scripts/up.sh up || exit 1
 ( set -a; . var/up/env; set +a; .venv/bin/python scripts/load.py seed --stores "${LOAD_STORES:-200}" --out var/up/load_stores.json ) || exit 1
 echo "before: $(uptime)" > var/up/load_uptime.txt
+.venv/bin/python scripts/cpu_share.py snap var/up/cpu_before.json
 .venv/bin/python scripts/load.py run --url "http://127.0.0.1:$UP_PORT" --stores var/up/load_stores.json \
   --owners "${LOAD_OWNERS:-20}" --shoppers "${LOAD_SHOPPERS:-8}" --mcp "${LOAD_MCP:-4}" --ws-owners "${LOAD_WS_OWNERS:-4}" --duration "${LOAD_S:-90}" \
   --pg-dsn "postgresql://postgres@127.0.0.1:5432/$UP_DB" --out var/up/load_result.json | tee var/up/load_table.md
 echo "after: $(uptime)" >> var/up/load_uptime.txt
+client_cpu=$(.venv/bin/python -c "import json; print(json.load(open('var/up/load_result.json')).get('client_cpu_s', 0))")
+.venv/bin/python scripts/cpu_share.py snap var/up/cpu_after.json "load client=$client_cpu"
+# Where the cores went during the run, by kind of process ("everything else" is not the system under test).
+.venv/bin/python scripts/cpu_share.py diff var/up/cpu_before.json var/up/cpu_after.json | tee var/up/load_cpu.json
 # The worker's side: turn jobs of this run (queue wait, run time, done per minute inside the window).
 since=$(.venv/bin/python -c "import json; print(json.load(open('var/up/load_result.json'))['started'])")
 until=$(.venv/bin/python -c "import json,datetime as d; r=json.load(open('var/up/load_result.json')); print((d.datetime.fromisoformat(r['started'])+d.timedelta(seconds=r['elapsed_s'])).isoformat())")
