@@ -26,8 +26,9 @@ _COUNT_CHANGE = re.compile(
 )
 _ORDER = re.compile(
     r"\b(order|re-?order|restock|re-?stock|replenish|buy|purchase|stock up|top up|draft|"
-    r"place (an|the|a)? ?order|bring in|refill)\b"
+    r"place (an|the|a)? ?order|bring in|refill|get (us|me|in) (another )?\d+)\b"
 )
+# "get us 20 trays of eggs" asks to order (a number of something to get in); "get me the price" does not.
 # "we need more samosas" asks to order; "how do I get more customers" does not.
 _MORE = re.compile(r"\b(get|need|want) (some |a few )?more\b")
 _QUESTION = re.compile(r"^(how|what|why|when|who|which|is|are|does|do)\b")

@@ -77,3 +77,19 @@ def test_the_general_model_is_told_the_stores_own_kind_of_shop(db, pack, kind):
     assert system.startswith(f"You are the voice assistant of a {kind}, talking with its owner.")
     if pack != "grocery":
         assert "grocery" not in system
+
+
+@pytest.mark.parametrize(("text", "asks"), [
+    ("get us 24 boxes of ors sachets", True), ("get me 6 more paint brushes", True), ("get in 20 trays of eggs", True),
+    ("get me the price of paracetamol", False), ("how do we get more customers", False),
+])
+def test_get_us_a_number_of_something_asks_to_order(text, asks):
+    from assistant.policy import OwnerWords
+
+    assert OwnerWords(text=text, numbers=()).asks_order is asks
+
+
+def test_get_us_twenty_four_boxes_is_a_restock_draft_not_a_lookup(pharmacy):
+    routed = _routed(pharmacy, "get us twenty four boxes of ors sachets", {"action": "draft_restock", "item": "ors"})
+    assert routed.decision.action == "draft_restock"
+    assert [ref.name for ref in routed.grounding.products] == ["Oral rehydration salts"]
