@@ -15,10 +15,14 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 TRAIN_SET = DATA_DIR / "guard_train.json"  # the first sets, kept for comparison (the judge's examples)
 EVAL_SET = DATA_DIR / "guard_eval.json"
 # Issue 17's sets: templates for train and dev, hand-written apart for eval and challenge (see each header).
-TRAIN_SETS = (TRAIN_SET, DATA_DIR / "guard_v2_train.json")
+# v4: hand-written sentences (lab/guard/corpus, scripts/guard_corpus_v4.py), apart from every held-out set.
+TRAIN_SETS = (TRAIN_SET, DATA_DIR / "guard_v2_train.json", DATA_DIR / "guard_v4_train.json")
 DEV_SET = DATA_DIR / "guard_v2_dev.json"
+DEV_SETS = (DEV_SET, DATA_DIR / "guard_v4_dev.json")
 EVAL_V2_SET = DATA_DIR / "guard_v2_eval.json"
 CHALLENGE_SET = DATA_DIR / "guard_v2_challenge.json"
+EVAL_V3_SET = DATA_DIR / "guard_v3_eval.json"
+HELD_OUT_SETS = (EVAL_SET, EVAL_V2_SET, CHALLENGE_SET, EVAL_V3_SET)
 # Safe categories that are not the owner talking about the shop (everything else safe, without a reply, is).
 NOT_OWNER_SPEECH = frozenset({"everyday", "health_safe", "reply_safe"})
 

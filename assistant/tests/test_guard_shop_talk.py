@@ -19,8 +19,9 @@ from assistant.guard import Guard, Thresholds
 from assistant.guard.data import DATA_BLOCKED, DataBlocked, catalog_texts, result_texts
 from assistant.guard.dataset import (
     CHALLENGE_SET,
-    DEV_SET,
+    DEV_SETS,
     EVAL_V2_SET,
+    EVAL_V3_SET,
     TRAIN_SETS,
     items_load,
 )
@@ -278,14 +279,14 @@ def test_real_injections_and_harm_are_refused_and_change_nothing(api_client, dem
 # --- the data sets -----------------------------------------------------------------------------
 
 def test_the_evaluation_and_challenge_sets_share_no_sentence_with_training_or_dev():
-    seen = {i.text.lower() for path in (*TRAIN_SETS, DEV_SET) for i in items_load(path)}
-    for path in (EVAL_V2_SET, CHALLENGE_SET):
+    seen = {i.text.lower() for path in (*TRAIN_SETS, *DEV_SETS) for i in items_load(path)}
+    for path in (EVAL_V2_SET, CHALLENGE_SET, EVAL_V3_SET):
         assert not seen & {i.text.lower() for i in items_load(path)}
 
 
 def test_the_challenge_set_holds_at_least_150_sentences_and_every_set_says_how_it_was_made():
     assert len(items_load(CHALLENGE_SET)) >= 150
-    for path in (*TRAIN_SETS[1:], DEV_SET, EVAL_V2_SET, CHALLENGE_SET):
+    for path in (*TRAIN_SETS[1:], *DEV_SETS, EVAL_V2_SET, CHALLENGE_SET):
         assert json.loads(path.read_text())["how_made"]
 
 
