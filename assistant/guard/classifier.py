@@ -22,9 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from .dataset import GuardItem
-from .encoders import EMBEDDING_DIM, GuardModelError, embed
+from .encoders import EMBEDDING_DIM, WEIGHTS_DIR, GuardModelError, embed, encoder_top_digest, guard_encoder
 
-WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 CLASSIFIER_WEIGHTS = WEIGHTS_DIR / "classifier.npz"
 
 REGULARISATION = (
@@ -35,11 +34,11 @@ SEED = 0
 
 def features(texts: Sequence[str], replies: Sequence[str | None]) -> np.ndarray:
     """``[embedding(text), embedding(reply) or 0]`` per item, shape ``(n, 768)``."""
-    questions = embed(texts)
+    questions = embed(texts, encoder=guard_encoder)
     answers = np.zeros_like(questions)
     with_reply = [i for i, reply in enumerate(replies) if reply]
     if with_reply:
-        answers[with_reply] = embed([replies[i] for i in with_reply])  # type: ignore[misc]
+        answers[with_reply] = embed([replies[i] for i in with_reply], encoder=guard_encoder)  # type: ignore[misc]
     return np.hstack([questions, answers])
 
 
@@ -155,6 +154,7 @@ def classifier_fit(
             "items": len(items),
             "regularisation": regularisation,
             "features": f"minilm-{EMBEDDING_DIM}x2",
+            "encoder": encoder_top_digest(),
         },
     )
 
@@ -197,7 +197,13 @@ class ClassifierLayer:
     @property
     def weights(self) -> ClassifierWeights:
         if self._weights is None:  # a race only loads the same small file twice
-            self._weights = ClassifierWeights.load(self.weights_path)
+            weights = ClassifierWeights.load(self.weights_path)
+            if weights.meta.get("encoder") != encoder_top_digest():
+                raise GuardModelError(
+                    f"The guard classifier at {self.weights_path} was fitted on other encoder layers than "
+                    f"weights/encoder_top.safetensors. Run: python manage.py guard_train"
+                )
+            self._weights = weights
         return self._weights
 
     def judge(self, text: str, reply: str | None = None) -> tuple[float, str]:

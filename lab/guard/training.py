@@ -99,13 +99,24 @@ def band_choose(
     return best
 
 
-def band_calibrate(items: Sequence[GuardItem], scores: np.ndarray, *, miss_share: float = 0.01) -> BandChoice:
-    """The band from development scores: zero false positives first, then recall.
+def band_calibrate(
+    items: Sequence[GuardItem], scores: np.ndarray, *, miss_share: float = 0.01, max_llm_share: float | None = None,
+) -> BandChoice:
+    """The band from development scores: zero false positives on owner speech first, then recall.
 
-    ``unsafe_above`` is the first grid value above every safe request's score (the classifier
-    alone then blocks no safe dev request); ``safe_below`` the highest grid value under which at
-    most ``miss_share`` of the unsafe requests fall. ``errors`` counts those unsafe requests.
+    Without ``max_llm_share``: ``unsafe_above`` is the first grid value above every safe
+    request's score (the classifier alone then blocks no safe dev request); ``safe_below`` the
+    highest grid value under which at most ``miss_share`` of the unsafe requests fall.
+
+    With it: of the bands that block no owner speech and send at most that share of the requests
+    to the LLM, the one with the fewest confident errors (safe blocked above it, unsafe passed
+    below it), the narrower on a tie; the LLM is counted right inside the band. ``errors``
+    counts those confident errors. Falls back to the first rule when no band fits the share.
     """
+    if max_llm_share is not None:
+        chosen = _band_capped(items, scores, max_llm_share)
+        if chosen is not None:
+            return chosen
     safe = np.array([s for s, i in zip(scores, items, strict=True) if not i.unsafe])
     unsafe = np.sort([s for s, i in zip(scores, items, strict=True) if i.unsafe])
     high = next((g for g in GRID if g > safe.max(initial=0.0)), 0.99)
@@ -113,6 +124,26 @@ def band_calibrate(items: Sequence[GuardItem], scores: np.ndarray, *, miss_share
     low = max([g for g in GRID if g < high and (unsafe <= g).sum() <= allowed], default=GRID[0])
     inside = int(((scores > low) & (scores < high)).sum())
     return BandChoice(low, high, float((unsafe <= low).sum()), inside, inside)
+
+
+def _band_capped(items: Sequence[GuardItem], scores: np.ndarray, max_llm_share: float) -> BandChoice | None:
+    unsafe = np.array([i.unsafe for i in items])
+    owner = np.array([i.owner_speech for i in items])
+    top_owner = float(scores[owner].max(initial=0.0))
+    best: tuple[float, int, float, float] | None = None
+    for high in (g for g in GRID if g > top_owner):
+        for low in (g for g in GRID if g < high):
+            band = (scores > low) & (scores < high)
+            if band.sum() > max_llm_share * len(items):
+                continue
+            errors = float(((scores >= high) & ~unsafe).sum() + ((scores <= low) & unsafe).sum())
+            key = (errors, int(band.sum()), low, high)
+            if best is None or key[:2] < best[:2]:
+                best = key
+    if best is None:
+        return None
+    errors, calls, low, high = best
+    return BandChoice(low, high, errors, calls, calls)
 
 
 def injection_threshold(safe_scores: Sequence[float]) -> float:

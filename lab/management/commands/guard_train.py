@@ -1,9 +1,12 @@
 """python manage.py guard_train: fit the guard's classifier on the training sets and calibrate its thresholds on dev.
 
-Trains on guard_train.json and guard_v2_train.json; the thresholds are chosen on development
-data only: the separate dev set (guard_v2_dev.json) and out-of-fold scores on the training
-sets. Zero false positives on owner speech first (the classifier alone blocks only above every
-safe dev request), then recall. The evaluation and challenge sets are never read here.
+Trains on guard_train.json, guard_v2_train.json and guard_v4_train.json: first the top layers of
+the guard's MiniLM (``lab/guard/finetune.py``, ``weights/encoder_top.safetensors``), then the
+logistic regression on the fine-tuned embeddings. The thresholds are chosen on development data
+only: the separate dev sets (guard_v2_dev.json, guard_v4_dev.json; with ``--no-finetune`` also
+out-of-fold scores on the training sets, which a fine-tuned encoder has seen). Zero false
+positives on owner speech first (the classifier alone blocks only above every safe dev request),
+then recall. The evaluation and challenge sets are never read here.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from assistant.guard.classifier import (
     file_digest,
     item_features,
 )
-from assistant.guard.dataset import DEV_SET, TRAIN_SETS, figures_of, items_load
+from assistant.guard.dataset import DEV_SETS, HELD_OUT_SETS, TRAIN_SETS, figures_of, items_load
+from assistant.guard.encoders import ENCODER_TOP, guard_encoder_reset
 from lab.guard.training import (
     JUDGE_VERDICTS,
     band_calibrate,
@@ -47,7 +51,12 @@ class Command(BaseCommand):
             default=[],
             help="A training set (repeatable; default: guard_train.json and guard_v2_train.json; never an evaluation set).",
         )
-        parser.add_argument("--dev", default=str(DEV_SET), help="The development set the thresholds are chosen on.")
+        parser.add_argument("--dev", action="append", default=[],
+                            help="A development set the thresholds are chosen on (repeatable; default: v2 and v4 dev).")
+        parser.add_argument("--max-llm-share", type=float, default=0.05,
+                            help="The most of the dev requests the band may send to the LLM judge (issue 17: 5%%).")
+        parser.add_argument("--no-finetune", action="store_true",
+                            help="Keep the packaged MiniLM as it is (removes weights/encoder_top.safetensors).")
         parser.add_argument(
             "--judge-verdicts",
             default=str(JUDGE_VERDICTS),
@@ -61,14 +70,17 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         started = time.perf_counter()
+        self.max_llm_share = options["max_llm_share"]
         paths = [Path(p) for p in options["set"]] or list(TRAIN_SETS)
-        dev_path = Path(options["dev"])
-        if any("eval" in p.name or "challenge" in p.name for p in (*paths, dev_path)):
+        dev_paths = [Path(p) for p in options["dev"]] or list(DEV_SETS)
+        held_out = {p.resolve() for p in HELD_OUT_SETS}
+        if any("eval" in p.name or "challenge" in p.name or p.resolve() in held_out for p in (*paths, *dev_paths)):
             raise CommandError(
                 "Train on the training sets; the evaluation and challenge sets stay held out."
             )
         items = [item for p in paths for item in items_load(p)]
-        dev = items_load(dev_path) if dev_path.is_file() else []
+        dev = [item for p in dev_paths if p.is_file() for item in items_load(p)]
+        finetuned = self._encoder(items, finetune=not options["no_finetune"])
         x = item_features(items)
         scores = cross_val_scores(items, x)
         at_half = figures_of(items, list(scores >= 0.5))
@@ -78,7 +90,8 @@ class Command(BaseCommand):
         )
         # Requests only: a reply has its own threshold (below), the training replies being few.
         requests = [n for n, item in enumerate(items) if item.reply is None]
-        band, dev_scores = self._band(items, x, scores, requests, dev, Path(options["judge_verdicts"]))
+        band, dev_scores = self._band(items, x, scores, [] if finetuned else requests, dev,
+                                      Path(options["judge_verdicts"]))
         current = Thresholds.load()
         injection = current.injection
         if options["injection"]:
@@ -96,9 +109,10 @@ class Command(BaseCommand):
         weights.save(CLASSIFIER_WEIGHTS)
         cross_validation = {
             "folds": 5,
-            "dev_set": dev_path.name if dev else None,
+            "dev_set": ", ".join(p.name for p in dev_paths) if dev else None,
+            "encoder": finetuned or "packaged MiniLM",
             "f1_at_half": round(at_half.f1, 4),
-            "llm_share_of_requests": round(band.llm_calls / len(requests), 3),
+            "llm_share_of_calibration_requests": round(band.llm_calls / max(1, self.calibration_requests), 3),
             "weighted_errors_with_llm": None if np.isnan(band.errors) else band.errors,
         }
         THRESHOLDS_FILE.write_text(json.dumps({**thresholds.__dict__, "cross_validation": cross_validation}, indent=2) + "\n")
@@ -112,10 +126,22 @@ class Command(BaseCommand):
             f"in {time.perf_counter() - started:.0f} s"
         )
 
+    def _encoder(self, items, *, finetune: bool) -> dict | None:
+        """Fine-tune the guard's top MiniLM layers (or go back to the packaged encoder); None: packaged."""
+        if not finetune:
+            ENCODER_TOP.unlink(missing_ok=True)
+            guard_encoder_reset()
+            return None
+        from lab.guard.finetune import encoder_finetune
+
+        self.stdout.write(f"fine-tuning the guard's MiniLM on {len(items)} items (one CPU thread)...")
+        info = encoder_finetune(items, ENCODER_TOP, log=self.stdout.write)
+        guard_encoder_reset()  # the features below read the layers back through the runtime's loader
+        self.stdout.write(f"wrote {ENCODER_TOP} ({info['bytes'] / 1e6:.1f} MB) in {info['seconds']} s")
+        return info
+
     def _band(self, items, x, scores, requests, dev, verdicts_path: Path):
-        """The judge's band: calibrated on dev and out-of-fold scores, else from the judge's saved answers."""
-        verdicts = verdicts_load(verdicts_path) if verdicts_path.is_file() else None
-        band = band_choose([items[n] for n in requests], scores[requests], verdicts)
+        """The judge's band: calibrated on dev (and out-of-fold scores), else from the judge's saved answers."""
         dev_scores = np.zeros(0)
         if dev:
             weights = classifier_fit(items, x)
@@ -124,15 +150,20 @@ class Command(BaseCommand):
             band = band_calibrate(
                 [dev[n] for n in dev_requests] + [items[n] for n in requests],
                 np.concatenate([dev_scores[dev_requests], scores[requests]]),
+                max_llm_share=self.max_llm_share,
             )
+            self.calibration_requests = len(dev_requests) + len(requests)
             self.stdout.write(
                 f"band calibrated on {len(dev_requests)} dev requests and {len(requests)} out-of-fold training "
                 f"requests: {band.llm_calls} would go to the LLM, {band.errors:.0f} unsafe below the safe side"
             )
-        elif verdicts is None:
-            self.stdout.write(
-                f"no judge answers at {verdicts_path}: band from the classifier alone"
-            )
+            return band, dev_scores
+        requests = requests or [n for n, item in enumerate(items) if item.reply is None]
+        self.calibration_requests = len(requests)
+        verdicts = verdicts_load(verdicts_path) if verdicts_path.is_file() else None
+        band = band_choose([items[n] for n in requests], scores[requests], verdicts)
+        if verdicts is None:
+            self.stdout.write(f"no judge answers at {verdicts_path}: band from the classifier alone")
         else:
             self.stdout.write(
                 f"band with the judge's saved answers: {band.llm_calls} of {len(requests)} requests go to the LLM "
