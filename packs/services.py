@@ -6,17 +6,21 @@ A draft may be replaced by a new upload of the same version; a published version
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
 
 from packs.errors import PackInvalid, Problem
+from packs.source import pack_key
 from packs.validate import Pack
 from tenants.models import BusinessType, PackVersion, Store
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
+
+logger = logging.getLogger(__name__)
 
 
 def pack_install(*, pack: Pack, publish: bool = False, actor: str, vendor: User | None = None) -> PackVersion:
@@ -67,7 +71,18 @@ def pack_publish(*, version: PackVersion) -> PackVersion:
         kind.name, kind.description = version.name, version.description
         kind.save(update_fields=["name", "description"])
         Store.objects.filter(business_type=kind, pack_version__isnull=True).update(pack_version=version)
+    _speak_guides(version)
     return version
+
+
+def _speak_guides(version: PackVersion) -> None:
+    """The version's audio guides, spoken with espeak-ng into the media storage (a few seconds)."""
+    from assistant.media.pack_guides import guides_speak
+
+    key = pack_key(slug=version.business_type.slug, version=version.version, digest=version.digest)
+    spoken, count = guides_speak(key)
+    if spoken < count:
+        logger.warning("Pack %s: %d of %d audio guides spoken; the rest are read out as text", key, spoken, count)
 
 
 def pack_latest_published(*, business_type: BusinessType) -> PackVersion | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -57,12 +57,13 @@ class Guide:
     """A short spoken guide: ``file`` is its path under the media static folder."""
 
     slug: str
-    topic: GuideTopic
+    topic: str  # a GuideTopic for the library's; a pack's guides name their own topics
     title: str
     text: str
     keywords: tuple[str, ...]
     file: str
     duration_s: float
+    stored: bool = False  # a pack's guide: ``file`` is in the media storage, not the static folder
 
     @property
     def path(self) -> Path:
@@ -150,14 +151,17 @@ def _score(guide: Guide, words: list[str]) -> int:
     return score
 
 
-def guide_pick(*, topic: str | None, words: str, exclude: Collection[str] = ()) -> Guide:
+def guide_pick(*, topic: str | None, words: str, exclude: Collection[str] = (),
+               among: Sequence[Guide] | None = None) -> Guide:
     """The guide that best matches the owner's ``words`` within ``topic``, skipping slugs in ``exclude``.
 
-    A topic the library does not have counts as no topic. Ties go to the library's order, so the
-    same words always pick the same guide. When every guide of the topic is excluded (the owner
-    has heard them all), the choice starts over among all of them.
+    ``among`` is a pack's own guides (``assistant.media.pack_guides``); the library's by default.
+    A topic they do not have counts as no topic. Ties go to their order, so the same words always
+    pick the same guide. When every guide of the topic is excluded (the owner has heard them all),
+    the choice starts over among all of them.
     """
-    pool = guides(topic if topic in GUIDE_TOPICS else None) or guides()
+    everything = list(among) if among else guides()
+    pool = [guide for guide in everything if guide.topic == topic] or everything
     fresh = [guide for guide in pool if guide.slug not in exclude] or pool
     stems = _stems(words)
     return max(fresh, key=lambda guide: _score(guide, stems))  # max keeps the first of equals

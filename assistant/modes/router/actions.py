@@ -286,12 +286,19 @@ def play_demo(ctx: TurnContext, decision: Decision) -> ModeOutcome:
 
 
 def play_guide(ctx: TurnContext, decision: Decision) -> ModeOutcome:
+    """A guide of the store's own pack when it brings guides (grocery's are the media library's)."""
     from assistant.media.library import guide_media, guide_pick
+    from assistant.media.pack_guides import pack_guide_media, pack_guides
+    from packs.source import store_pack_key
 
+    own = pack_guides(store_pack_key(ctx.store))
     topic = decision.topic or (ctx.state.last_topic if ctx.state.last_action == "play_guide" else None)
-    guide = guide_pick(topic=topic, words=ctx.words.text, exclude=ctx.state.played_guides)
-    media = guide_media(guide)
+    guide = guide_pick(topic=topic, words=ctx.words.text, exclude=ctx.state.played_guides, among=own)
+    media = pack_guide_media(guide) if guide.stored else guide_media(guide)
     ctx.simulator_call("play_guide", {"topic": guide.topic}, {"playing": guide.title})
+    if media is None:  # no voice to speak it with here: the guide's words are the reply
+        words = guide.text if guide.text.startswith(guide.title) else f"{guide.title}. {guide.text}"
+        return ModeOutcome(action="play_guide", reply=words, topic=guide.topic, guide=guide.slug)
     return ModeOutcome(
         action="play_guide", reply=say(sentences.HERES_A_GUIDE, title=guide.title), media=[media], topic=guide.topic,
         guide=guide.slug,
