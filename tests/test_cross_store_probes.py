@@ -223,6 +223,7 @@ def test_the_voice_socket_of_alices_store_closes_for_charlie(alice_rows, charlie
 CROSS_STORE_TASKS = {  # platform maintenance: no store argument; each store's work inside its context
     "worker.tasks.drafts_expire_task", "worker.tasks.report_schedules_sync_task", "worker.tasks.turn_jobs_reap_task",
     "alerts.tasks.alerts_check_task", "lab.benchmark_run",
+    "lab.pack_eval",  # a pack version's evaluation: on throwaway stores of its own, deleted afterwards
 }
 ALICE_CATALOG = f"sku,name,category,unit,aisle,shelf,price\nSAF-1,{SECRET} refill,Spices,1 g tin,1,safe,45.00\n"
 TASK_PROBES = {}

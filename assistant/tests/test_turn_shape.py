@@ -40,6 +40,8 @@ _WHEN = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][0-9:.]+([+-]\d{2}:\d{2}|Z)?)?$")
 def _mask(value: Any, key: str = "") -> Any:
     if key in _TIMES and isinstance(value, (int, float)):
         return "<ms>"
+    if key == "score" and isinstance(value, (int, float)) and 0 <= value <= 1:
+        return "<score>"  # a guard model's probability: retraining moves it, the shape stays (the verdict is pinned)
     if key == "stages" and isinstance(value, dict):
         return sorted(value)
     if (key in _IDS or key.endswith(("Id", "_id"))) and isinstance(value, int):
