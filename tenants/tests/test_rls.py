@@ -99,15 +99,20 @@ def test_leaving_the_store_resets_the_setting(shelves, store):
         assert cursor.fetchone()[0] == ""
 
 
+def _session(conn) -> tuple[str, str, int]:
+    """The server session's role, ``app.store_id`` and backend pid, as ``conn`` runs now."""
+    with conn.cursor() as cursor:
+        cursor.execute("SELECT current_user, current_setting('app.store_id', true), pg_backend_pid()")
+        return cursor.fetchone()
+
+
 def test_a_new_or_reconnected_connection_is_fenced_again(store, other_store):
     # A second connection (as a thread or a reconnect gets): its session starts blank.
     other = connection.copy()
     try:
 
         def state():
-            with other.cursor() as cursor:
-                cursor.execute("SELECT current_user, current_setting('app.store_id', true)")
-                return cursor.fetchone()
+            return _session(other)[:2]
 
         with use_store(store):
             assert state() == (rls.app_role(), str(store.pk))
@@ -149,9 +154,8 @@ def test_a_pooled_session_handed_to_the_next_request_is_fenced_again(store, othe
     try:
 
         def state():
-            with pooled.cursor() as cursor:
-                cursor.execute("SELECT pg_backend_pid(), current_user, current_setting('app.store_id', true)")
-                return cursor.fetchone()
+            role, setting, pid = _session(pooled)
+            return pid, role, setting
 
         with use_store(store):
             pid, role, setting = state()
