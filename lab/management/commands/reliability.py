@@ -34,7 +34,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("action", choices=("run", "probe", "report"))
-        parser.add_argument("--model", help="qwen2.5-coder-1.5b, smollm2-135m, smollm2-135m-small, gguf:PATH, openai:MODEL@URL")
+        parser.add_argument("--model", help="qwen2.5-coder-1.5b, qwen2.5-coder-0.5b, gemma-3-270m, smollm2-135m, smollm2-135m-small, gguf:PATH, openai:MODEL@URL")
         parser.add_argument("--conditions", default="greedy,sampled", help="comma-separated (greedy, sampled, greedy-json, sampled-json)")
         parser.add_argument("--out", default="var/reliability")
         parser.add_argument("--budget-s", type=float, default=None, help="start no new prompt after this many seconds")
