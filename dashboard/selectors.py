@@ -15,11 +15,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import Case, Count, F, FloatField, Prefetch, Q, TextField, Value, When
 from django.db.models.functions import Cast, Greatest, Lower
 
-from assistant.grounding import Catalog, ground
-from assistant.lexicon import LexiconError, lexicon_for
 from audit.models import Record, Turn
 from ledger import selectors as ledger_selectors
-from ledger.matching import Matcher
 from ledger.models import (
     Order,
     OrderLine,
@@ -29,7 +26,6 @@ from ledger.models import (
     StockEntry,
 )
 from ledger.scope import store_scope
-from packs.source import store_pack_key
 from tenants.models import Store, StoreToken
 
 INVENTORY_PAGE_SIZE = 100
@@ -38,8 +34,6 @@ ORDERS_LIMIT = 50
 DECIDED_LIMIT = 20
 DELIVERIES_LIMIT = 20
 TURNS_LIMIT = 40
-FINDER_RESULTS = 4
-FINDER_GROUP_LIMIT = 12
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,79 +228,3 @@ def turn_history(*, store: Store, before: int | None = None, limit: int = TURNS_
     for conversation in conversations.values():
         conversation.turns.reverse()
     return list(conversations.values()), older
-
-
-# ---------------------------------------------------------------------------------------------
-# The shelf finder
-
-
-@dataclass(frozen=True)
-class ShelfSpot:
-    """What a shopper may see of a product: where it is. No stock, prices or costs."""
-
-    name: str
-    unit: str
-    location: str
-    shelf_note: str
-    photo_url: str | None
-
-
-@dataclass(frozen=True)
-class ShelfAnswer:
-    """The shelf finder's answer to a shopper's words.
-
-    Attributes:
-        found: the products the words name, best first.
-        maybe: products the words could mean but do not settle ("rice": basmati or sona masoori).
-        group: the aisle or category asked for, with its products in ``found``.
-        unknown: words for a product the store does not carry.
-    """
-
-    query: str
-    found: tuple[ShelfSpot, ...] = ()
-    maybe: tuple[ShelfSpot, ...] = ()
-    group: str | None = None
-    unknown: str | None = None
-
-
-def _spot(product: Product) -> ShelfSpot:
-    return ShelfSpot(
-        name=product.name,
-        unit=product.unit,
-        location=product.location,
-        shelf_note=product.shelf_note,
-        photo_url=product.photo.url if product.photo else None,
-    )
-
-
-def shelf_find(*, store: Store, text: str) -> ShelfAnswer:
-    """Where the products a shopper names are, with the assistant's lexicon for synonyms and mishearings.
-
-    One query for the catalog; grounding runs in code. A catalog word the lexicon does not cover
-    still gets the ledger's product matcher (``ledger.matching.Matcher``, on the same rows) before
-    "not found".
-    """
-    query = " ".join((text or "").split())[:200]
-    if not query:
-        return ShelfAnswer(query="")
-    products = ledger_selectors.product_list(store=store)
-    by_id = {p.pk: p for p in products}
-    try:
-        lexicon = lexicon_for(store_pack_key(store))
-    except LexiconError:
-        lexicon = None
-    if lexicon is not None and products:
-        grounding = ground(query, catalog=Catalog.from_products(products, lexicon=lexicon), lexicon=lexicon)
-        found = tuple(_spot(by_id[ref.id]) for ref in grounding.products[:FINDER_RESULTS])
-        maybe = tuple(_spot(by_id[ref.id]) for ref in grounding.ambiguous[:FINDER_RESULTS])
-        if found or maybe:
-            return ShelfAnswer(query=query, found=found, maybe=maybe, unknown=grounding.unknown)
-        if grounding.group:
-            members = [p for p in products if p.category == grounding.group][:FINDER_GROUP_LIMIT]
-            return ShelfAnswer(query=query, found=tuple(_spot(p) for p in members), group=grounding.group)
-        if grounding.unknown:
-            return ShelfAnswer(query=query, unknown=grounding.unknown)
-    matches = Matcher.of(products).rank(query, limit=FINDER_RESULTS)
-    if matches:
-        return ShelfAnswer(query=query, found=tuple(_spot(by_id[match.id]) for match in matches))
-    return ShelfAnswer(query=query, unknown=query)

@@ -16,6 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from ledger import services
+from ledger.models import Product
 from ledger.photos import render_shelf_photo
 from tenants.context import use_store
 
@@ -164,3 +165,27 @@ def test_the_finder_query_count_does_not_grow_with_the_catalog(client, store, ot
         return len(queries)
 
     assert count(store) == count(other_store) <= 3
+
+
+def test_a_moved_renamed_or_archived_product_shows_as_it_is_now_on_the_next_search(client, grocery):
+    """The finder keeps each store's catalog between searches; every catalog write is seen at once."""
+    assert "Aisle 3, middle shelf, left" in find(client, grocery, "toor dal").content.decode()
+    with use_store(grocery):
+        toor = Product.objects.get(store=grocery, name="Toor dal")
+        toor = services.product_update(store=grocery, product=toor, version=toor.version, actor="system:test",
+                                       aisle="Aisle 7", shelf="top shelf", position="", aliases=["arhar"])
+    page = find(client, grocery, "arhar").content.decode()
+    assert "Aisle 7, top shelf" in page and "Aisle 3, middle shelf, left" not in page
+    with use_store(grocery):
+        services.product_archive(store=grocery, product=toor, actor="system:test")
+    page = find(client, grocery, "toor dal").content.decode()
+    assert "Aisle 7, top shelf" not in page
+    add(grocery, "Chana dal", category="Lentils", location="Aisle 3, lower shelf")
+    assert "Aisle 3, lower shelf" in find(client, grocery, "chana dal").content.decode()
+
+
+def test_a_search_after_the_first_reads_the_catalog_fingerprint_not_the_catalog(client, grocery):
+    find(client, grocery, "haldi")
+    with CaptureQueriesContext(connection) as queries:
+        assert "Aisle 1, spice rack, row 1" in find(client, grocery, "haldi").content.decode()
+    assert len(queries) == 2  # the store and its catalog's fingerprint

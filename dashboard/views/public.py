@@ -16,8 +16,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from dashboard.finder import shelf_find
 from dashboard.forms import ShelfSearchForm
-from dashboard.selectors import shelf_find
 from tenants.context import use_store
 from tenants.models import Store
 
