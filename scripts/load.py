@@ -5,10 +5,10 @@
     .venv/bin/python scripts/load.py seed --stores 200 --out var/up/load_stores.json
     # 2. drive it for a bounded time (client side only; prints a table and writes JSON)
     .venv/bin/python scripts/load.py run --url http://127.0.0.1:8014 --stores var/up/load_stores.json \\
-        --owners 20 --ws-owners 4 --shoppers 8 --mcp 4 --duration 120 --out var/up/load_result.json
+        --owners 20 --ws-owners 4 --shoppers 8 --mcp 4 [--think-s 5] --duration 120 --out var/up/load_result.json
 
 Owners post typed turns (``POST /api/v1/turns``, each owner on its own store, the next turn as soon
-as the last answered); websocket owners hold the talk page's voice socket open on their own store
+as the last answered, or after a pause of ``--think-s`` on average, as a person reads the reply); websocket owners hold the talk page's voice socket open on their own store
 (signed in with a session the seed made for the store's owner) and send typed turns over it, timed
 from the frame sent to the turn's ``done``; shoppers look products up on the shelf finder of random stores; MCP clients
 call ``get_inventory`` through the official MCP client; a probe reads ``/healthz`` every 200 ms.
@@ -183,7 +183,13 @@ class Recorder:
         return rows
 
 
-async def owner(client, store: dict, stop: float, record: Recorder) -> None:
+async def pause(think_s: float) -> None:
+    """An owner reading the reply before the next request: ``think_s`` on average (0: none, back to back)."""
+    if think_s > 0:
+        await asyncio.sleep(random.uniform(0.5, 1.5) * think_s)
+
+
+async def owner(client, store: dict, stop: float, record: Recorder, think_s: float = 0.0) -> None:
     headers = {"Authorization": f"Bearer {store['api']}"}
     conversation = None
     while time.monotonic() < stop:
@@ -209,9 +215,10 @@ async def owner(client, store: dict, stop: float, record: Recorder) -> None:
             record.add("turn (REST)", started, error)
         except Exception as exc:  # noqa: BLE001 - every failure is a counted error, not a crash of the run
             record.add("turn (REST)", started, repr(exc)[:120])
+        await pause(think_s)
 
 
-async def socket_owner(base: str, store: dict, stop: float, record: Recorder) -> None:
+async def socket_owner(base: str, store: dict, stop: float, record: Recorder, think_s: float = 0.0) -> None:
     """One owner on the talk page: one voice socket held open, typed turns sent back to back over it."""
     import websockets
 
@@ -238,6 +245,7 @@ async def socket_owner(base: str, store: dict, stop: float, record: Recorder) ->
                             conversation = result.get("conversation", conversation)
                             break
                     record.add("turn (websocket)", started, error)
+                    await pause(think_s)
         except Exception as exc:  # noqa: BLE001 - a dropped or refused socket is a counted error; reconnect
             record.add("turn (websocket)", time.perf_counter(), repr(exc)[:120])
             await asyncio.sleep(1)
@@ -294,11 +302,11 @@ async def drive(args) -> dict:
     stop = time.monotonic() + args.duration
     limits = httpx.Limits(max_connections=args.owners + args.shoppers + 8)
     async with httpx.AsyncClient(base_url=args.url, timeout=180, limits=limits) as client:
-        tasks = [owner(client, stores[i], stop, record) for i in range(args.owners)]
+        tasks = [owner(client, stores[i], stop, record, args.think_s) for i in range(args.owners)]
         tasks += [shopper(client, stores, stop, record) for _ in range(args.shoppers)]
         tasks += [mcp_client(args.url, stores[args.owners + i], stop, record) for i in range(args.mcp)]
         first_ws = args.owners + args.mcp
-        tasks += [socket_owner(args.url, stores[first_ws + i], stop, record) for i in range(args.ws_owners)]
+        tasks += [socket_owner(args.url, stores[first_ws + i], stop, record, args.think_s) for i in range(args.ws_owners)]
         tasks.append(probe(client, stop, record))
         loads: list[float] = []
         sessions: list[tuple[int, int]] = []
@@ -331,6 +339,8 @@ def main() -> None:
     running.add_argument("--ws-owners", type=int, default=4, help="owners sending turns over the voice socket")
     running.add_argument("--shoppers", type=int, default=8)
     running.add_argument("--mcp", type=int, default=4)
+    running.add_argument("--think-s", type=float, default=0.0,
+                         help="owners' mean pause between a reply and their next turn (0: back to back)")
     running.add_argument("--duration", type=float, default=120.0)
     running.add_argument("--out", default=str(ROOT / "var/up/load_result.json"))
     running.add_argument("--pg-dsn", default=None, help="sample the deployment's PostgreSQL sessions every 5 s")

@@ -32,7 +32,7 @@ scripts/up.sh up || exit 1
 echo "before: $(uptime)" > var/up/load_uptime.txt
 .venv/bin/python scripts/cpu_share.py snap var/up/cpu_before.json
 .venv/bin/python scripts/load.py run --url "http://127.0.0.1:$UP_PORT" --stores var/up/load_stores.json \
-  --owners "${LOAD_OWNERS:-20}" --shoppers "${LOAD_SHOPPERS:-8}" --mcp "${LOAD_MCP:-4}" --ws-owners "${LOAD_WS_OWNERS:-4}" --duration "${LOAD_S:-90}" \
+  --owners "${LOAD_OWNERS:-20}" --shoppers "${LOAD_SHOPPERS:-8}" --mcp "${LOAD_MCP:-4}" --ws-owners "${LOAD_WS_OWNERS:-4}" --think-s "${LOAD_THINK_S:-0}" --duration "${LOAD_S:-90}" \
   --pg-dsn "postgresql://postgres@127.0.0.1:5432/$UP_DB" --out var/up/load_result.json | tee var/up/load_table.md
 echo "after: $(uptime)" >> var/up/load_uptime.txt
 client_cpu=$(.venv/bin/python -c "import json; print(json.load(open('var/up/load_result.json')).get('client_cpu_s', 0))")
