@@ -8,9 +8,11 @@ or just the utterance), and CTranslate2's beam search returns its best ``hypothe
 
 from __future__ import annotations
 
+import contextvars
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +28,9 @@ PROMPT_CHARS = 600
 NO_SPEECH_PROB = 0.8  # with a low score too, Whisper's own "nothing was said"
 MAX_NEW_TOKENS = 96  # one request; a runaway decode (repeating itself) stops here
 PAD_S = 1.0  # encoder room after the speech when ``window_s`` is 0
+QUICK_TOKENS_PER_S = 6  # a preview's decode budget: fast speech is ~4 tokens a second
+QUICK_REPEAT_WORDS = 3  # a preview that starts over (3 words or more) is cut there
+_quick = contextvars.ContextVar("speech_quick_pass", default=False)
 
 
 @dataclass(frozen=True)
@@ -119,8 +124,33 @@ def _features(model, samples: np.ndarray, window_s: float) -> np.ndarray:
     return np.pad(features, ((0, 0), (0, frames - features.shape[-1])))
 
 
+@contextmanager
+def quick_pass() -> Iterator[None]:
+    """Transcriptions inside are previews of speech still going on (partials): the encoder reads the
+    audio so far and not Whisper's 30 s window (several times faster on a short utterance), the
+    decode is bounded by the audio's length, and a preview that starts over is cut where it does
+    (short windows make ``tiny.en`` repeat itself). Final passes never run in here."""
+    token = _quick.set(True)
+    try:
+        yield
+    finally:
+        _quick.reset(token)
+
+
+def without_repeats(text: str) -> str:
+    """``text`` up to where its first words come again ("where is the atta where is the atta" →
+    "where is the atta")."""
+    words = text.split()
+    key = [word.strip(".,?!;:").casefold() for word in words]
+    for start in range(QUICK_REPEAT_WORDS, len(key) - QUICK_REPEAT_WORDS + 1):
+        size = min(start, len(key) - start)  # what follows says all that came before again
+        if key[start : start + size] == key[:size]:
+            return " ".join(words[:start]).rstrip(",;:")
+    return text
+
+
 def decode(samples: np.ndarray, *, prompt: str | None, beam_size: int, hypotheses: int,
-           window_s: float) -> tuple[list[Hypothesis], float]:
+           window_s: float, max_new_tokens: int = MAX_NEW_TOKENS) -> tuple[list[Hypothesis], float]:
     """The beam's best ``hypotheses`` for one utterance, best first, and Whisper's no-speech probability."""
     from faster_whisper.tokenizer import Tokenizer
     from faster_whisper.transcribe import get_suppressed_tokens
@@ -132,7 +162,7 @@ def decode(samples: np.ndarray, *, prompt: str | None, beam_size: int, hypothese
     tokens = model.get_prompt(tokenizer, previous, without_timestamps=True)
     result = model.model.generate(
         encoded, [tokens], beam_size=beam_size, num_hypotheses=min(hypotheses, beam_size),
-        max_length=len(tokens) + MAX_NEW_TOKENS, return_scores=True, return_no_speech_prob=True,
+        max_length=len(tokens) + max_new_tokens, return_scores=True, return_no_speech_prob=True,
         suppress_blank=True, suppress_tokens=get_suppressed_tokens(tokenizer, [-1]), repetition_penalty=1.0,
     )[0]
     out: list[Hypothesis] = []
@@ -157,12 +187,17 @@ def transcribe(samples: np.ndarray, *, prompt_words: Iterable[str] = (), hearing
     speech = trim_silence(audio) if settings.vad_trim else audio
     if not len(speech):
         raise SpeechError(SpeechErrorCode.NO_SPEECH, NO_SPEECH)
+    quick = _quick.get()
+    budget = min(MAX_NEW_TOKENS, int(QUICK_TOKENS_PER_S * len(speech) / SAMPLE_RATE) + 8) if quick else MAX_NEW_TOKENS
     found, no_speech = decode(speech, prompt=initial_prompt(prompt_words), beam_size=beam_size or settings.beam_size,
-                              hypotheses=settings.hypotheses, window_s=settings.window_s)
+                              hypotheses=settings.hypotheses, window_s=0.0 if quick else settings.window_s,
+                              max_new_tokens=budget)
     if not found or (no_speech > NO_SPEECH_PROB and found[0].logprob < -1.0):
         raise SpeechError(SpeechErrorCode.NO_SPEECH, NO_SPEECH)
     chosen = hearing.choose(found) if hearing is not None else None
     text = chosen.text if chosen is not None else found[0].text
+    if quick:
+        text = without_repeats(text)
     return Transcript(
         text=text, language="en", duration_s=len(samples) / SAMPLE_RATE,
         confidence=math.exp(max(found[0].logprob, -50.0)), ms=(time.perf_counter() - began) * 1000,

@@ -1,7 +1,8 @@
 """Speech heard while the owner is still talking, pushed back to their socket (issue 19).
 
 The voice socket sends the utterance so far every ``SHELFWISE_STT_PARTIAL_MS`` of speech: a quick
-greedy pass (beam 1, no re-ranking) becomes a ``partial`` the talk page shows. When the owner
+greedy pass (beam 1, no re-ranking, the encoder reading only the audio so far) becomes a ``partial``
+the talk page shows. When the owner
 pauses, the socket sends a ``final`` pass: the full beam, re-ranked against the catalog. If the
 pause is the end of the request, the socket hands that transcript to the turn, so nothing is
 transcribed after the owner stops speaking. Pushes go through the channel layer; with none that
@@ -29,13 +30,14 @@ def _heard(store: Store, data: bytes, sample_rate: int, final: bool):
     from assistant.tasks import prompt_words, store_hearing
     from speech.config import speech_settings
     from speech.decode import pcm16_samples
-    from speech.transcribe import transcribe
+    from speech.transcribe import quick_pass, transcribe
 
     settings = speech_settings()
     samples = pcm16_samples(data, sample_rate=sample_rate, max_seconds=settings.max_seconds)
     if final:
         return transcribe(samples, prompt_words=prompt_words(store), hearing=store_hearing(store))
-    return transcribe(samples, prompt_words=prompt_words(store), beam_size=PARTIAL_BEAM)
+    with quick_pass():  # a preview: the audio so far, not a 30 s window
+        return transcribe(samples, prompt_words=prompt_words(store), beam_size=PARTIAL_BEAM)
 
 
 def speech_partial(*, store: Store, audio_b64: str, sample_rate: int, notify: str, seq: int, req: int,

