@@ -2,7 +2,7 @@
 
     flock /tmp/shelfwise-heavy.lock .venv/bin/python -m lab.speech.bench --split dev [--no-turns]
         [--voices espeak-us,piper-joe] [--noise clean,snr20,snr10] [--set SHELFWISE_STT_BEAM=1 ...]
-        [--no-hearing] [--out var/spoken/runs/NAME.jsonl]
+        [--no-hearing] [--out var/spoken/runs/NAME.jsonl] [--typed-only]
 
 For every phrase of the split in every voice and noise level (``python -m lab.speech.voices``
 writes the audio): the real-time factor of transcription (its seconds over the clip's), and, with
@@ -106,6 +106,7 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--no-turns", action="store_true")
     parser.add_argument("--no-hearing", action="store_true", help="Whisper's best hypothesis, not re-ranked")
+    parser.add_argument("--typed-only", action="store_true", help="only the typed baseline (no audio)")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--out", default="")
     args = parser.parse_args()
@@ -134,6 +135,9 @@ def main() -> None:
     phrases = spoken_phrases(split=None if args.split == "all" else args.split)
     if args.limit:
         phrases = phrases[: args.limit]
+    if args.typed_only:
+        _typed_only(_Turns(store), phrases, names, args, judge)
+        return
     settings = speech_settings()
     load_began = time.perf_counter()
     get_model()
@@ -176,6 +180,14 @@ def main() -> None:
         print(f"{flag} {voice:11} {noise:6} {row['stt_ms'] or 0:6.0f} ms  {phrase.say!r} -> {row['text']!r}"
               + (f" [doubt: {row['doubt']['question']}]" if row["doubt"] else ""), flush=True)
     _report(rows, phrases, turns, names, args, judge)
+
+
+def _typed_only(turns, phrases, names, args, judge) -> None:
+    print(f"{len(phrases)} {args.split} phrases typed | load average {os.getloadavg()[0]:.2f}")
+    for phrase in phrases:
+        verdict = judge(phrase, turns.answer(phrase.say), catalog=names)
+        print(f"{'OK  ' if verdict == 'right' else 'MISS'} {phrase.say!r}", flush=True)
+    _report([], phrases, turns, names, args, judge)
 
 
 def _report(rows, phrases, turns, names, args, judge) -> None:
