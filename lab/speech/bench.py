@@ -98,7 +98,7 @@ def _clips(args, phrases, recipe):
                 yield phrase, voice, noise_name(level), clip_path(phrase, voice, level)
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=["dev", "eval", "all"], default="dev")
     parser.add_argument("--voices", default="")
@@ -109,7 +109,11 @@ def main() -> None:
     parser.add_argument("--typed-only", action="store_true", help="only the typed baseline (no audio)")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--out", default="")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = _arguments()
     _configure(args.set)
 
     from assistant.catalogs import catalog_for
