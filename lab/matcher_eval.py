@@ -39,16 +39,18 @@ class MatcherScore:
     def confidence(self) -> float:
         return self.match.confidence if self.match is not None else 0.0
 
-    def answered(self, threshold: float) -> bool:
-        """Whether the matcher answers at this threshold (templates always do)."""
-        return self.match is not None and (self.match.source != "embedding" or self.match.confidence >= threshold)
+    def answered(self, threshold: float, weak_threshold: float = 0.0) -> bool:
+        """Whether the matcher answers at these thresholds (templates always do; a weak answer needs both)."""
+        if self.match is None or self.match.source != "embedding":
+            return self.match is not None
+        return self.match.confidence >= (max(threshold, weak_threshold) if self.match.weak else threshold)
 
 
 def _score(item: RoutingItem, request: Request, *, head: Any, vector: np.ndarray) -> MatcherScore:
     """The matcher's candidate at any confidence (``answered`` says whether the pack's threshold lets it through)."""
     from assistant.modes.router.mode import refine
 
-    found = match_request(request, head=head, vector=vector, threshold=0.0)
+    found = match_request(request, head=head, vector=vector, threshold=0.0, weak_threshold=0.0)
     if found is None:
         return MatcherScore(item=item, match=None, action=None, action_ok=False, item_ok=False)
     grounding = ground(request.words.text, catalog=request.catalog, lexicon=request.lexicon, hint=found.decision.item)
@@ -60,33 +62,32 @@ def _score(item: RoutingItem, request: Request, *, head: Any, vector: np.ndarray
 
 def score_set(items: Sequence[RoutingItem], *, business_type: str, catalog: Any, lexicon: Any,
               cross_validate: bool = False) -> list[MatcherScore]:
-    """Score every item; with ``cross_validate`` each is judged by a head fitted without it."""
-    pairs = classifier.training_examples(business_type)
-    train_texts = [t for t, _ in pairs]
-    train_labels = [a for _, a in pairs]
-    texts = [normalize(item.say, lexicon).text for item in items]
+    """Score every item; with ``cross_validate`` each development item is judged by a head fitted without it."""
+    from assistant.matcher.training import head_text
+
+    examples = classifier.training_examples(business_type)
+    requests = [Request(business_type=business_type, words=normalize(item.say, lexicon), catalog=catalog, lexicon=lexicon)
+                for item in items]
+    texts = [head_text(r.words.text, ground(r.words.text, catalog=catalog, lexicon=lexicon)) for r in requests]
     vectors = classifier.embed_cached(texts)
     heads: list[Any] = [classifier.head_for(business_type)] * len(items)
     if cross_validate:
-        train_vectors = classifier.embed_cached(train_texts)
-        index = {text: i for i, text in enumerate(train_texts)}
+        train_vectors = classifier.embed_cached([e.text for e in examples])
         order = np.random.RandomState(0).permutation(len(items))
         for fold in np.array_split(order, FOLDS):
-            held = {index[texts[i]] for i in fold if texts[i] in index}
-            keep = [j for j in range(len(train_texts)) if j not in held]
-            head = classifier.head_fit(train_vectors[keep], [train_labels[j] for j in keep])
+            held = {f"dev:{items[i].id}" for i in fold}
+            keep = [j for j, e in enumerate(examples) if e.origin not in held]
+            head = classifier.head_fit(train_vectors[keep], [examples[j].action for j in keep])
             for i in fold:
                 heads[i] = head
-    scores = []
-    for item, vector, head in zip(items, vectors, heads, strict=True):
-        request = Request(business_type=business_type, words=normalize(item.say, lexicon), catalog=catalog, lexicon=lexicon)
-        scores.append(_score(item, request, head=head, vector=vector))
-    return scores
+    return [_score(item, request, head=head, vector=vector)
+            for item, request, vector, head in zip(items, requests, vectors, heads, strict=True)]
 
 
 @dataclass(frozen=True)
 class MatcherSummary:
     threshold: float
+    weak_threshold: float
     total: int
     answered: int
     action_ok: int
@@ -96,27 +97,28 @@ class MatcherSummary:
     wrong: list[MatcherScore]
 
 
-def summary(scores: Sequence[MatcherScore], threshold: float) -> MatcherSummary:
-    answered = [s for s in scores if s.answered(threshold)]
+def summary(scores: Sequence[MatcherScore], threshold: float, weak_threshold: float = 0.0) -> MatcherSummary:
+    answered = [s for s in scores if s.answered(threshold, weak_threshold)]
     by_source: dict[str, tuple[int, int]] = {}
     for s in answered:
         n, ok = by_source.get(s.match.source, (0, 0))  # type: ignore[union-attr]
         by_source[s.match.source] = (n + 1, ok + s.action_ok)  # type: ignore[union-attr]
     wrong = [s for s in answered if not s.action_ok]
     return MatcherSummary(
-        threshold=threshold, total=len(scores), answered=len(answered),
+        threshold=threshold, weak_threshold=max(threshold, weak_threshold), total=len(scores), answered=len(answered),
         action_ok=sum(s.action_ok for s in answered), item_ok=sum(s.item_ok for s in answered),
         by_source=dict(sorted(by_source.items())),
         confusion=Counter((s.item.action, s.action or "") for s in wrong).most_common(), wrong=wrong,
     )
 
 
-def curve(scores: Sequence[MatcherScore], thresholds: Sequence[float] | None = None) -> list[tuple[float, float, float]]:
-    """(threshold, coverage, precision) for each threshold of the embedding head."""
+def curve(scores: Sequence[MatcherScore], thresholds: Sequence[float] | None = None,
+          weak_threshold: float = 0.0) -> list[tuple[float, float, float]]:
+    """(threshold, coverage, precision) for each threshold of the embedding head (weak answers also need ``weak_threshold``)."""
     thresholds = thresholds if thresholds is not None else [round(t, 2) for t in np.arange(0.3, 1.0001, 0.02)]
     points = []
     for t in thresholds:
-        s = summary(scores, t)
+        s = summary(scores, t, weak_threshold)
         points.append((t, s.answered / max(1, s.total), s.action_ok / s.answered if s.answered else 1.0))
     return points
 

@@ -1,9 +1,10 @@
 """The matcher's embedding head: MiniLM sentence embeddings and a logistic head over the pack's actions.
 
-Trained once per process and business type on the pack's router examples and its development
-set (never the held-out routing set), on the normalised words, so a request is compared in the
-form the templates and the router see. The embeddings of the training texts are cached on disk
-(keyed by a hash of the texts), so a restart re-fits the head in well under a second.
+Trained once per process and business type on the pack's router examples, its development set
+(never a held-out set) and expansions of its templates (``training.py``), all in the form the
+head reads a request: the normalised words with the grounded product words masked. The
+embeddings of the training texts are cached on disk (keyed by a hash of the texts), so a restart
+re-fits the head in about a second.
 """
 
 from __future__ import annotations
@@ -16,11 +17,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from assistant.matcher.training import training_examples
+from assistant.modes.router.actions import Decision
+
 if TYPE_CHECKING:
+    from assistant.grounding import Grounding
     from assistant.matcher.core import Match, Request
 
-# The head's inverse regularisation (chosen by cross-validation on the development set).
-C = 10.0
+# The head's inverse regularisation, chosen among 1, 3, 10, 30 and 100 on the development sets
+# (cross-validated on routing_dev.json, and on routing_dev2.json, which it never trains on).
+C = 30.0
 
 
 @dataclass(frozen=True)
@@ -32,22 +38,6 @@ class Head:
 
     def probabilities(self, vectors: np.ndarray) -> np.ndarray:
         return self.model.predict_proba(vectors)  # type: ignore[attr-defined]
-
-
-def training_examples(business_type: str) -> list[tuple[str, str]]:
-    """(normalised words, action) pairs: the pack's router examples, then its development set."""
-    from assistant.lexicon import lexicon_for
-    from assistant.matcher.templates import matcher_pack
-    from assistant.modes.router.prompt import router_pack
-    from assistant.normalize import normalize
-
-    lexicon = lexicon_for(business_type)
-    pairs = [(say, answer["action"]) for say, answer in router_pack(business_type).examples]
-    pack = matcher_pack(business_type)
-    if pack is not None and pack.development_set is not None:
-        items = json.loads(pack.development_set)["items"]
-        pairs += [(item["say"], item["action"]) for item in items]
-    return [(normalize(say, lexicon).text, action) for say, action in pairs]
 
 
 def _cache_path(digest: str):
@@ -94,14 +84,15 @@ def head_for(business_type: str) -> Head:
     with _lock:
         head = _heads.get(business_type)
         if head is None:
-            pairs = training_examples(business_type)
-            head = _heads[business_type] = head_fit(embed_cached([t for t, _ in pairs]), [a for _, a in pairs])
+            examples = training_examples(business_type)
+            head = _heads[business_type] = head_fit(embed_cached([e.text for e in examples]),
+                                                    [e.action for e in examples])
         return head
 
 
 def action_probabilities(business_type: str, text: str, *, head: Head | None = None,
                          vector: np.ndarray | None = None) -> dict[str, float]:
-    """Each action's probability for the normalised words ``text`` (``head``/``vector``: for evaluation)."""
+    """Each action's probability for ``text`` (``head_text``'s form; ``head``/``vector``: for evaluation)."""
     from assistant.guard.encoders import embed
 
     head = head or head_for(business_type)
@@ -111,17 +102,18 @@ def action_probabilities(business_type: str, text: str, *, head: Head | None = N
     return dict(zip(head.classes, (float(p) for p in row), strict=True))
 
 
-def embedding_match(request: Request, *, probabilities: dict[str, float], threshold: float) -> Match | None:
-    """The head's action when it is at least ``threshold`` sure and the words fit it; else None."""
-    from assistant.grounding import ground
-    from assistant.matcher.core import Match, fits
-    from assistant.modes.router.actions import Decision
+def embedding_match(request: Request, *, probabilities: dict[str, float], grounding: Grounding,
+                    threshold: float, weak_threshold: float) -> Match | None:
+    """The head's action when the words fit it and it is sure enough; else None.
+
+    Sure enough: at least ``threshold`` where grounding agrees with the action, at least
+    ``weak_threshold`` (higher) where it is weak: words the catalog does not know beside a
+    non-product action, or products named in a general question.
+    """
+    from assistant.matcher.core import Match, fit
 
     action, confidence = max(probabilities.items(), key=lambda kv: kv[1])
-    if confidence < threshold:
+    how = fit(action, request.words, grounding)
+    if how is None or confidence < (threshold if how == "agrees" else max(threshold, weak_threshold)):
         return None
-    grounding = ground(request.words.text, catalog=request.catalog, lexicon=request.lexicon,
-                       last_product=request.last_product or None)
-    if not fits(action, request.words, grounding):
-        return None
-    return Match(decision=Decision(action=action), confidence=confidence, source="embedding")
+    return Match(decision=Decision(action=action), confidence=confidence, source="embedding", weak=how == "weak")

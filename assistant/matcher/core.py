@@ -4,12 +4,14 @@ Two sources, in order:
 1. the pack's templates (``templates.py``): a template that covers the words whole, whose
    ``{item}`` words name a product of this store (or, for a product question, a product the store
    does not carry) and whose ``{group}`` words name a group; confidence 1.0;
-2. an embedding head (``classifier.py``): MiniLM over the normalised words, a logistic head per
-   action trained on the pack's examples and development set; it answers only at or above the
-   pack's threshold (chosen on the development set) and only where the words fit the action
-   (``fits``); its probability is the confidence.
+2. an embedding head (``classifier.py``): MiniLM over the normalised words with the product words
+   masked, a logistic head over the actions trained on the pack's examples, development set and
+   template expansions (``training.py``); it answers only where the words fit the action
+   (``fit``) and its probability reaches the pack's threshold (a higher one where grounding is
+   weak; both chosen on development data); its probability is the confidence.
 
-Anything else is declined (``None``) and the router model decides, as before. Context: "another
+Before both, a whole sentence that is a unit conversion or a sum is the general action, which code
+answers exactly (``assistant.quantities``). Anything else is declined (``None``) and the router model decides, as before. Context: "another
 one" repeats the last action when that action takes no product; "and the ghee?" asks the last
 product action again about another product.
 """
@@ -40,7 +42,8 @@ class Match:
 
     decision: Decision
     confidence: float
-    source: str  # "template", "context" or "embedding"
+    source: str  # "template", "context", "embedding" or "computed" (a conversion or a sum, see ``quantities``)
+    weak: bool = False  # the head answered although grounding is weak (see ``fit``)
 
     def as_dict(self) -> dict[str, Any]:
         return {"source": self.source, "confidence": round(self.confidence, 3)}
@@ -154,24 +157,33 @@ def template_match(request: Request) -> Match | None:
     return None
 
 
-def fits(action: str, words: Normalized, grounding: Grounding) -> bool:
-    """Whether the words can be a request for ``action`` at all (the embedding head's answers must fit).
+def fit(action: str, words: Normalized, grounding: Grounding) -> str | None:
+    """How the words' grounding fits ``action``: "agrees", "weak" or None (it cannot be that action).
 
-    A product action needs product words; a count change a number and one product; an order
-    words asking to order; the rest must not name a product (those are the model's to sort out).
+    A product action needs product words; a product question words saying what it asks (where,
+    how many, the price, whether we have it: "what's the ghee made from" is no stock question); a
+    count change a number and one product; an order words asking to order. A non-product action cannot name a store product (those are the
+    model's to sort out); words the catalog does not know beside it ("takings", "mail") make it
+    weak, as do products named in a general question ("how do i cook poha"): the head then needs
+    the pack's higher ``weak_threshold``.
     """
+    from assistant.modes.router.actions import ask_read
     from assistant.policy import OwnerWords
 
     owner = OwnerWords(text=words.text, numbers=words.numbers)
     if owner.asks_order != (action == "draft_restock"):
-        return False
+        return None
     if action == "update_count":
-        return len(grounding.products) == 1 and len(words.numbers) == 1 and owner.asks_count_change
-    if action == "find_product":
-        return bool(grounding.products or grounding.unknown) and not owner.asks_count_change
+        ok = len(grounding.products) == 1 and len(words.numbers) == 1 and owner.asks_count_change
+        return "agrees" if ok else None
+    if action == "find_product":  # and the words must say what they ask (a question about a product may be general)
+        ok = (grounding.products or grounding.unknown) and not owner.asks_count_change and ask_read(words.text)
+        return "agrees" if ok else None
     if action == "draft_restock":
-        return not grounding.unknown
-    return not grounding.products and not grounding.unknown
+        return None if grounding.unknown else "agrees"
+    if grounding.products:
+        return "weak" if action == "general" else None
+    return "weak" if grounding.unknown else "agrees"
 
 
 def _stable(request: Request, found: Match) -> bool:
@@ -189,25 +201,33 @@ def _stable(request: Request, found: Match) -> bool:
 
 
 def match_request(request: Request, *, head: Any = None, vector: Any = None,
-                  threshold: float | None = None) -> Match | None:
+                  threshold: float | None = None, weak_threshold: float | None = None) -> Match | None:
     """The matcher's intent for ``request``, or None when the router model should decide.
 
     A template's action must not be one the embedding head all but rules out (below the pack's
     ``agreement`` probability): two different readings that disagree go to the model.
-    ``head``, ``vector`` (a fitted head, the words' embedding) and ``threshold`` (instead of the
-    pack's) are for evaluation.
+    ``head``, ``vector`` (a fitted head, the embedding of the words' ``head_text``) and the
+    thresholds (instead of the pack's) are for evaluation.
     """
     from assistant.matcher.classifier import action_probabilities, embedding_match
+    from assistant.matcher.training import head_text
+    from assistant.quantities import computed_answer
 
     pack = matcher_pack(request.business_type)
     if pack is None or not request.words.text:
         return None
+    if computed_answer(request.words.text) is not None:  # a conversion or a sum: code answers it exactly
+        return Match(decision=Decision(action="general"), confidence=1.0, source="computed")
     found = template_match(request)
     if found is None or found.source != "context":
-        probabilities = action_probabilities(request.business_type, request.words.text, head=head, vector=vector)
+        grounding = ground(request.words.text, catalog=request.catalog, lexicon=request.lexicon,
+                           last_product=request.last_product or None)
+        probabilities = action_probabilities(request.business_type, head_text(request.words.text, grounding),
+                                             head=head, vector=vector)
         if found is None:
-            found = embedding_match(request, probabilities=probabilities,
-                                    threshold=pack.threshold if threshold is None else threshold)
+            found = embedding_match(request, probabilities=probabilities, grounding=grounding,
+                                    threshold=pack.threshold if threshold is None else threshold,
+                                    weak_threshold=pack.weak_threshold if weak_threshold is None else weak_threshold)
         elif probabilities.get(found.decision.action, 0.0) < pack.agreement:
             return None
     if found is None or not _stable(request, found):

@@ -24,6 +24,7 @@ class MatcherPack:
     intents: Any  # hassil.Intents
     development_set: str | None  # the development set's JSON text (a file of the pack), if it names one
     threshold: float = 1.01  # the embedding head's answers need at least this probability (above 1: never)
+    weak_threshold: float = 0.0  # the same where grounding is weak (``core.fit``); ``threshold`` when lower
     agreement: float = 0.0  # a template's action needs at least this probability from the head
     lead_words: tuple[str, ...] = ()  # words that only start a sentence ("okay", "actually just")
 
@@ -62,6 +63,7 @@ def matcher_pack(business_type: str) -> MatcherPack | None:
             intents=Intents.from_dict(data),
             development_set=files.files[dev] if dev else None,
             threshold=float(data.get("threshold", 1.01)),
+            weak_threshold=float(data.get("weak_threshold", 0.0)),
             agreement=float(data.get("agreement", 0.0)),
             lead_words=tuple(str(word) for word in data.get("lead_words") or ()),
         )

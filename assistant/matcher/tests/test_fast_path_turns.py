@@ -136,7 +136,7 @@ def test_route_eval_reports_what_the_matcher_decided_and_its_precision(db, tmp_p
     routing.write_text(json.dumps({"actions": ["general", "find_product", "draft_restock"], "items": [
         {"id": "a", "say": "where's the basmati", "action": "find_product", "item": "Basmati rice", "ask": "where"},
         {"id": "b", "say": "do we have pizza", "action": "find_product", "item": None, "not_carried": "pizza"},
-        {"id": "c", "say": "who painted the mona lisa", "action": "general"},
+        {"id": "c", "say": "is it true ghee can cure diabetes", "action": "general"},
         {"id": "d", "say": "order twenty boxes of frozen samosas", "action": "draft_restock",
          "items": [{"item": "Frozen samosas", "qty": 20}]},
     ]}))
@@ -159,4 +159,14 @@ def test_a_greeting_gets_a_reply_written_by_code_with_no_model_and_no_output_gua
     answer = _say(api_client, "hey shelfwise, good morning")
     assert answer["action"] == "general" and answer["reply"].startswith("Good morning!")
     assert answer["tool_calls"] == [] and answer["guard"]["output"] is None
+    assert _model_calls(answer, demo) == 0
+
+
+def test_a_unit_conversion_is_answered_exactly_by_code_without_any_model(api_client, demo, fast, router):
+    answer = _say(api_client, "how many grams are in a pound")
+    assert answer["reply"] == "1 pound is 453.6 grams."
+    assert answer["tool_calls"] == [] and router.requests == []
+    assert answer["guard"]["output"] is None  # code wrote it: nothing for the output guard's judge
+    route = _route(answer, demo)
+    assert route["decided_by"] == "matcher" and route["source"] == "computed"
     assert _model_calls(answer, demo) == 0

@@ -47,9 +47,12 @@ def _failure(ctx: TurnContext, result, action: str) -> ModeOutcome:
     )
 
 
-def _ask_for(decision: Decision, text: str) -> str:
-    if decision.ask:
-        return decision.ask
+_WHERE = re.compile(r"\b(where|whereabouts|which (aisle|shelf|row|rack|side|section)|find|locat(e|ion)|kept|keep|"
+                    r"aisle|shelf|picture|photo|show me|point me)\b")
+
+
+def ask_read(text: str) -> str | None:
+    """What the words ask about a product (count, price, available, where), or None when they say none of it."""
     lowered = text.lower()
     if re.search(r"\b(how (many|much stock)|count|left|in stock)\b", lowered):
         return "count"
@@ -57,7 +60,11 @@ def _ask_for(decision: Decision, text: str) -> str:
         return "price"
     if re.search(r"\b(do we (have|carry|sell)|any)\b", lowered):
         return "available"
-    return "where"
+    return "where" if _WHERE.search(lowered) else None
+
+
+def _ask_for(decision: Decision, text: str) -> str:
+    return decision.ask or ask_read(text) or "where"
 
 
 def _photo(product: dict[str, Any]):
@@ -316,9 +323,13 @@ def email_report(ctx: TurnContext, decision: Decision) -> ModeOutcome:
 
 def general(ctx: TurnContext, decision: Decision) -> ModeOutcome:
     from assistant.general import SMALL_TALK, general_answer, small_talk_reply
+    from assistant.quantities import computed_answer
 
     if decision.topic in SMALL_TALK:  # only the fast path sets it: a greeting, thanks or a reaction
         return ModeOutcome(action="general", reply=small_talk_reply(decision.topic, ctx.words.text))
+    computed = computed_answer(ctx.words.text)
+    if computed is not None:  # a conversion or a sum: exact, instant, and written by code (no output guard)
+        return ModeOutcome(action="general", reply=computed)
     return ModeOutcome(action="general", reply=general_answer(ctx), model_written=True)
 
 

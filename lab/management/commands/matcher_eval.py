@@ -28,6 +28,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--set", dest="path", default=str(GROCERY_EVALUATION / "routing_set.json"), help="The held-out set.")
         parser.add_argument("--dev", default=str(GROCERY_EVALUATION / "routing_dev.json"), help="The development set (cross-validated).")
+        parser.add_argument("--threshold-set", default=str(GROCERY_EVALUATION / "routing_dev2.json"),
+                            help="The second development set: never trained on, it chose the thresholds.")
         parser.add_argument("--png", default=None, help="Draw the coverage-vs-precision curve to this PNG.")
         parser.add_argument("--business-type", default="grocery")
 
@@ -48,6 +50,7 @@ class Command(BaseCommand):
         try:
             held_out = routing_set_load(options["path"])
             dev = routing_set_load(options["dev"])
+            second = routing_set_load(options["threshold_set"])
         except RoutingSetError as exc:
             raise CommandError(str(exc)) from exc
         lexicon = lexicon_for(business_type)
@@ -55,24 +58,28 @@ class Command(BaseCommand):
         try:
             catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
             common = {"business_type": business_type, "catalog": catalog, "lexicon": lexicon}
-            dev_scores = evaluation.score_set(dev, cross_validate=True, **common)
-            held_scores = evaluation.score_set(held_out, **common)
+            scored = {
+                "development (CV)": (f"{Path(options['dev']).name} (10-fold CV of the head; templates in-sample)",
+                                     evaluation.score_set(dev, cross_validate=True, **common)),
+                "threshold set": (f"{Path(options['threshold_set']).name} (second development set, never trained on)",
+                                  evaluation.score_set(second, **common)),
+                "held out": (f"{Path(options['path']).name} (held out)", evaluation.score_set(held_out, **common)),
+            }
         finally:
             bench_store_delete(store=store)
-        for label, scores in ((f"{Path(options['dev']).name} (10-fold CV of the head; templates in-sample)", dev_scores),
-                              (f"{Path(options['path']).name} (held out)", held_scores)):
-            self._report(label, evaluation.summary(scores, pack.threshold))
-        curves = {"development (CV)": evaluation.curve(dev_scores), "held out": evaluation.curve(held_scores)}
-        self.stdout.write("Threshold curve (threshold: development coverage/precision | held-out coverage/precision):")
-        for (t, dc, dp), (_, hc, hp) in zip(curves["development (CV)"], curves["held out"], strict=True):
-            self.stdout.write(f"  {t:.2f}: {dc:6.1%} {dp:7.2%} | {hc:6.1%} {hp:7.2%}")
+        for label, scores in scored.values():
+            self._report(label, evaluation.summary(scores, pack.threshold, pack.weak_threshold))
+        curves = {name: evaluation.curve(scores, weak_threshold=pack.weak_threshold) for name, (_, scores) in scored.items()}
+        self.stdout.write("Threshold curve (threshold: coverage/precision on " + " | ".join(curves) + "):")
+        for points in zip(*curves.values(), strict=True):
+            self.stdout.write(f"  {points[0][0]:.2f}: " + " | ".join(f"{c:6.1%} {p:7.2%}" for _, c, p in points))
         if options["png"]:
             evaluation.plot_curve(curves, options["png"], chosen=pack.threshold)
             self.stdout.write(f"Wrote {options['png']}")
 
     def _report(self, label: str, s) -> None:
         out = self.stdout.write
-        out(f"\n{label}: threshold {s.threshold:g}, agreement floor as in the pack")
+        out(f"\n{label}: threshold {s.threshold:g} (weak grounding: {s.weak_threshold:g}), agreement floor as in the pack")
         out(f"  answered by the matcher: {rate_text(s.answered, s.total)}")
         out(f"  its precision, action:      {rate_text(s.action_ok, s.answered)}")
         out(f"  its precision, action+item: {rate_text(s.item_ok, s.answered)}")
@@ -83,4 +90,4 @@ class Command(BaseCommand):
             out("\n".join(f"    {gold} -> {got}: {count}" for (gold, got), count in s.confusion))
             for score in s.wrong:
                 out(f"    {score.item.id}: {score.item.say!r} gold {score.item.action}, matcher {score.action} "
-                    f"({score.match.source}, {score.confidence:.2f})")
+                    f"({score.match.source}{', weak' if score.match.weak else ''}, {score.confidence:.2f})")
