@@ -162,7 +162,8 @@ def fit(action: str, words: Normalized, grounding: Grounding) -> str | None:
 
     A product action needs product words; a product question words saying what it asks (where,
     how many, the price, whether we have it: "what's the ghee made from" is no stock question); a
-    count change a number and one product; an order words asking to order. A non-product action cannot name a store product (those are the
+    count change a number and one product; an order words asking to order; sales over a period may
+    name a product or not. Any other action cannot name a store product (those are the
     model's to sort out); words the catalog does not know beside it ("takings", "mail") make it
     weak, as do products named in a general question ("how do i cook poha"): the head then needs
     the pack's higher ``weak_threshold``.
@@ -181,6 +182,8 @@ def fit(action: str, words: Normalized, grounding: Grounding) -> str | None:
         return "agrees" if ok else None
     if action == "draft_restock":
         return None if grounding.unknown else "agrees"
+    if action == "sales_period":  # a product's or a group's sales over a period, or the whole store's
+        return "weak" if grounding.unknown else "agrees"
     if grounding.products:
         return "weak" if action == "general" else None
     return "weak" if grounding.unknown else "agrees"

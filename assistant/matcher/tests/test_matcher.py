@@ -184,3 +184,8 @@ def test_matcher_eval_reports_coverage_precision_and_draws_the_curve(db, tmp_pat
     assert "answered by the matcher: 2/3" in text
     assert "its precision, action:      2/2" in text
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_sales_over_a_period_may_name_a_product(grocery):
+    found = _match(grocery, "how much paneer went out last week")
+    assert found is not None and found.decision.action == "sales_period"
