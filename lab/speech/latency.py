@@ -71,7 +71,7 @@ async def _one(slug: str, cookie: str, samples: np.ndarray, *, server_voice: boo
     marks["partials"] = sum(1 for f in frames if f["type"] == "partial")
     # Where in the turn each event was made (its own clock): with eager Celery the events reach the
     # socket together when the turn ends, so these show what a worker streaming them would give.
-    for kind in ("guard", "action", "reply", "speech"):
+    for kind in ("transcript", "guard", "action", "reply", "speech", "done"):
         made = next((f.get("at_ms") for f in frames if f["type"] == kind), None)
         marks[f"{kind}_at"] = made / 1000 if isinstance(made, (int, float)) else float("nan")
     marks["action"] = result.get("action")
@@ -124,11 +124,11 @@ def main() -> None:
         print(f"  end {marks.get('end_of_utterance', float('nan')):5.2f}  transcript "
               f"{marks.get('transcript', float('nan')):5.2f}  reply {marks.get('reply', float('nan')):5.2f}  "
               f"speech {marks.get('speech', float('nan')):5.2f}  partials {marks['partials']}  "
-              f"(in the turn: guard {marks['guard_at']:5.2f} action {marks['action_at']:5.2f} "
-              f"reply {marks['reply_at']:5.2f} speech {marks['speech_at']:5.2f})  "
+              f"(in the turn: transcript {marks['transcript_at']:5.2f} guard {marks['guard_at']:5.2f} action {marks['action_at']:5.2f} "
+              f"reply {marks['reply_at']:5.2f} speech {marks['speech_at']:5.2f} done {marks['done_at']:5.2f})  "
               f"{len(samples) / SAMPLE_RATE:4.1f} s  {phrase.say!r} -> {marks['text']!r} ({marks['action']})",
               flush=True)
-    for key in ("end_of_utterance", "transcript", "reply", "speech", "reply_at", "speech_at"):
+    for key in ("end_of_utterance", "transcript", "reply", "speech", "reply_at", "speech_at", "done_at"):
         values = [r[key] for r in rows if isinstance(r.get(key), float) and r[key] == r[key]]  # not NaN
         if values:
             print(f"{key:17} median {statistics.median(values):.2f} s, worst {max(values):.2f} s ({len(values)} turns)")
