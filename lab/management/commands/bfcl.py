@@ -31,7 +31,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("action", choices=("run", "report"))
-        parser.add_argument("--model", help="qwen2.5-coder-1.5b, smollm2-135m, smollm2-135m-small, gguf:PATH, openai:MODEL@URL")
+        parser.add_argument("--model", help="qwen2.5-coder-1.5b, qwen2.5-coder-0.5b, gemma-3-270m, smollm2-135m, smollm2-135m-small, gguf:PATH, openai:MODEL@URL")
         parser.add_argument("--conditions", default="plain,harness")
         parser.add_argument("--categories", default=",".join(CATEGORIES), help="comma-separated BFCL categories")
         parser.add_argument("--limit", type=int, default=None, help="the first N entries of each category")
