@@ -38,6 +38,9 @@ def hardened(monkeypatch):
     monkeypatch.setenv("SHELFWISE_NATIVE_VARIANT", "hardened")
     # Every tool shortlisted, so these tests exercise validation and policy, not retrieval.
     monkeypatch.setenv("SHELFWISE_NATIVE_TOOLS_K", "10")
+    # The model writes every reply here, so its checks and repairs are what these tests exercise;
+    # the early exit (code states a result that answers the turn whole) has tests of its own below.
+    monkeypatch.setenv("SHELFWISE_NATIVE_CODE_REPLIES", "0")
 
 
 @pytest.fixture
@@ -391,3 +394,45 @@ def test_hardened_reply_with_a_number_in_words_that_contradicts_the_result_is_ca
     assert "ninety" not in answer["reply"] and f"We have {stock} " in answer["reply"]
     assert "999" in model.requests[2].prompt  # the repair named the number the words said
     assert _records(demo, "native_harness")[-1].result["reply_source"] == "code"
+
+
+# ---------------------------------------------------------------------------------------------
+# Hardened, with code stating a first result that answers the turn whole (the default)
+
+
+@pytest.fixture
+def direct(hardened, monkeypatch):
+    monkeypatch.setenv("SHELFWISE_NATIVE_CODE_REPLIES", "1")
+
+
+def test_direct_a_lookup_of_the_one_product_named_is_said_by_code_after_one_model_call(api_client, demo, model, direct):
+    model.add(_call("get_inventory", item="haldi"))
+    answer = _say(api_client, "um where did we keep the haldi")
+    assert len(model.requests) == 1
+    assert "Turmeric powder" in answer["reply"] and "Aisle 1" in answer["reply"]
+    assert [item["kind"] for item in answer["media"]] == ["photo"]
+    assert _records(demo, "native_harness")[-1].result["reply_source"] == "code-direct"
+
+
+def test_direct_a_count_change_is_said_by_code_with_the_new_count(api_client, demo, model, direct):
+    model.add(_call("update_inventory", item="otta", stock=15))
+    answer = _say(api_client, "so we actually have fifteen bags of atta, fix the count")
+    assert len(model.requests) == 1 and _stock(demo, "Atta") == 15
+    assert "15" in answer["reply"] and "Atta" in answer["reply"]
+
+
+def test_direct_a_question_about_two_products_still_gets_the_models_reply(api_client, demo, model, direct):
+    model.add(_call("get_inventory", item="ghee"), _call("get_inventory", item="paneer"),
+              {"reply": "Ghee and paneer are both in stock."})
+    answer = _say(api_client, "which costs more, the ghee or the paneer")
+    assert len(model.requests) == 3
+    assert answer["reply"] == "Ghee and paneer are both in stock."
+    assert _records(demo, "native_harness")[-1].result["reply_source"] == "model"
+
+
+def test_direct_a_read_on_the_way_to_an_order_the_owner_asked_for_does_not_end_the_turn(api_client, demo, model, direct):
+    model.add(_call("get_inventory", item="toor dal"), _call("place_reorder", items=[{"item": "toor dal"}], confirmed=False))
+    answer = _say(api_client, "check the toor dal and reorder it")
+    assert [call["tool"] for call in answer["tool_calls"]][-1] == "place_reorder"
+    assert len(model.requests) == 2  # the read did not end the turn; the drafted order did
+    assert "42 Toor dal" in answer["reply"] and answer["pending_draft"] is not None

@@ -137,6 +137,7 @@ def _scenario(name: str, demo, monkeypatch) -> list[dict[str, Any]]:  # noqa: C9
     if name == "native_hardened_lookup":
         monkeypatch.setenv("SHELFWISE_NATIVE_VARIANT", "hardened")
         monkeypatch.setenv("SHELFWISE_NATIVE_TOOLS_K", "10")
+        monkeypatch.setenv("SHELFWISE_NATIVE_CODE_REPLIES", "0")  # pins the model-written reply's shape (output guard)
         with fake_models(Role.NATIVE) as model:
             model.add({"name": "get_inventory", "arguments": {"item": "haldi"}},
                       {"reply": "Turmeric powder is in Aisle 1."})

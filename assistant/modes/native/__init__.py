@@ -6,7 +6,9 @@ Two variants, chosen by ``SHELFWISE_NATIVE_VARIANT`` (read per turn):
   one repair, code-owned exact fields (seed 002); see ``hardened``.
 - ``plain``: every tool declared, a free loop as in the seed's mode A; see ``plain``.
 
-``SHELFWISE_NATIVE_TOOLS_K`` sets the hardened shortlist size (default ``retrieval.DEFAULT_K``).
+``SHELFWISE_NATIVE_TOOLS_K`` sets the hardened shortlist size (default ``retrieval.DEFAULT_K``);
+``SHELFWISE_NATIVE_CODE_REPLIES`` (default on) lets the hardened variant state a first result that
+answers the turn whole in code's words instead of asking the model to restate it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from assistant.retrieval import DEFAULT_K
 from assistant.sentences import say
 from assistant.types import Outcome
 from inference.base import InferenceError
-from shelfwise.env import env_choice, env_int
+from shelfwise.env import env_bool, env_choice, env_int
 
 from . import common
 from .template import TemplateError
@@ -34,6 +36,11 @@ def native_tools_k() -> int:
     return env_int("SHELFWISE_NATIVE_TOOLS_K", DEFAULT_K, minimum=1, maximum=10)
 
 
+def native_code_replies() -> bool:
+    """Whether a hardened turn answered whole by its first result is said by code (``SHELFWISE_NATIVE_CODE_REPLIES``)."""
+    return env_bool("SHELFWISE_NATIVE_CODE_REPLIES", True)
+
+
 class NativeMode:
     name = "native"
 
@@ -48,9 +55,9 @@ class NativeMode:
         try:
             if self.variant == "plain":
                 return plain.handle(ctx)
-            return hardened.handle(ctx, k=native_tools_k())
+            return hardened.handle(ctx, k=native_tools_k(), code_replies=native_code_replies())
         except (InferenceError, TemplateError):
             return ModeOutcome(action=None, reply=say(common.UNAVAILABLE), outcome=Outcome.ERROR)
 
 
-__all__ = ["VARIANTS", "NativeMode", "native_tools_k", "native_variant"]
+__all__ = ["VARIANTS", "NativeMode", "native_code_replies", "native_tools_k", "native_variant"]

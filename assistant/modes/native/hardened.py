@@ -28,6 +28,13 @@
    result (``assistant.replies``). That fallback is harness code, not the model: it is recorded
    as ``reply_source: "code"`` in the turn's ``native_harness`` audit record and the outcome is
    not marked model-written.
+6. Early exit (``code_replies``, on by default): when the first call's result answers the turn whole
+   (a count change or a drafted order that succeeded, after nothing but product reads; today's sales, a period's sales or the store's
+   health asked for without a write; the one product the owner's words name, or the low-stock list),
+   code states it (``assistant.replies``, the router's sentences) and no reply step runs: the model
+   would only restate the result, and a model-written restatement also costs the output guard's
+   check. Recorded as ``reply_source: "code-direct"``; anything that needs wording (several
+   products, a catalog question, a comparison, a general question) stays the model's.
 """
 
 from __future__ import annotations
@@ -198,8 +205,9 @@ class _Checked:
 class Harness:
     """One hardened turn."""
 
-    def __init__(self, ctx: TurnContext, *, k: int = DEFAULT_K) -> None:
+    def __init__(self, ctx: TurnContext, *, k: int = DEFAULT_K, code_replies: bool = True) -> None:
         self.ctx = ctx
+        self.code_replies = code_replies
         extra = [_ACTION_TOOL[ctx.state.last_action]] if ctx.state.last_action in _ACTION_TOOL else []
         self.shortlist = tool_shortlist(ctx.words.text, k=k, extra=extra, always=(ESCAPE_HATCH,))
         self.tools = declared_tools(self.shortlist)
@@ -279,9 +287,35 @@ class Harness:
                 return self.done(common.refusal(self.ctx, self.steps))
             if step.name == "ask_general":  # escalation: the general model's answer is the reply
                 return self.finish(step.data.get("answer") or sentences.say(common.CLARIFY), source="escalation", model_written=True)
+            direct = common.code_reply(self.ctx, self.steps) if self.answers_whole(step) else None
+            if direct:
+                return self.finish(direct, source="code-direct")
             self.messages += [template.tool_call_message([(step.name, step.arguments)]),
                               {"role": "tool", "content": common.result_for_model(step)}]
         return self.fallback("six steps without a reply")
+
+    def answers_whole(self, step: common.Step) -> bool:
+        """Whether the turn's first result is the whole answer, so code can state it (see the module's point 6)."""
+        if not self.code_replies or not step.ok or step.client is not None:
+            return False
+        earlier = self.steps[:-1]  # code's own reads for this call, or the model's earlier calls
+        if step.name in ("update_inventory", "place_reorder"):
+            # A write that went through is said whole by its result; reads before it only prepared it.
+            return all(s.ok and s.name == "get_inventory" and "product" in s.data for s in earlier)
+        if earlier:
+            return False
+        words = self.ctx.policy.words
+        if words.asks_count_change or words.asks_order or words.asks_report:
+            return False  # a read on the way to a write the owner asked for
+        if step.name in ("get_todays_transactions", "get_sales", "reconcile_inventory"):
+            return True
+        if step.name != "get_inventory":
+            return False
+        if isinstance(step.data.get("product"), dict):
+            named = self.ctx.ground()
+            return (len(named.products) == 1 and not named.ambiguous
+                    and named.products[0].name == step.data["product"].get("name"))
+        return step.data.get("filter") == "low"
 
     def reply_problem(self, reply: str) -> tuple[str, bool]:
         """What is wrong with a reply written after tool results: (repair message, re-ask with calls only).
@@ -508,5 +542,5 @@ def _audit(ctx: TurnContext, data: dict[str, Any]) -> None:
         event_record(turn=turn, kind=Record.Kind.EVENT, name="native_harness", data=json.loads(json.dumps(data)))
 
 
-def handle(ctx: TurnContext, *, k: int = DEFAULT_K) -> ModeOutcome:
-    return Harness(ctx, k=k).run()
+def handle(ctx: TurnContext, *, k: int = DEFAULT_K, code_replies: bool = True) -> ModeOutcome:
+    return Harness(ctx, k=k, code_replies=code_replies).run()
