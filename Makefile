@@ -78,13 +78,13 @@ bench-pages: $(STAMP)
 
 # espeak-ng (the voice tests' speech) and Chromium (the browser tests), from apt when missing.
 # Only as root on Debian/Ubuntu; anywhere else it says nothing and the tests that need them skip.
-SYSTEM_TOOLS := espeak-ng chromium chromedriver
+SYSTEM_TOOLS := espeak-ng chromium chromedriver sox
 system-deps:
 	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && [ -f /etc/debian_version ]; then \
 		echo "Installing$$missing with apt-get"; \
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends espeak-ng chromium chromium-driver >/dev/null \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends espeak-ng sox chromium chromium-driver >/dev/null \
 		|| echo "apt-get could not install$$missing; the tests that need them will skip"; \
 	fi
 
