@@ -436,3 +436,10 @@ def test_direct_a_read_on_the_way_to_an_order_the_owner_asked_for_does_not_end_t
     assert [call["tool"] for call in answer["tool_calls"]][-1] == "place_reorder"
     assert len(model.requests) == 2  # the read did not end the turn; the drafted order did
     assert "42 Toor dal" in answer["reply"] and answer["pending_draft"] is not None
+
+
+def test_direct_a_product_read_for_a_sales_question_is_not_taken_as_its_answer(api_client, demo, model, direct):
+    model.add(_call("get_inventory", item="paneer"), {"reply": "Paneer: 7 in stock."}, {"reply": "Paneer: 7 in stock."})
+    _say(api_client, "how much paneer went out last week")
+    assert len(model.requests) >= 2  # the model was asked to go on after the read
+    assert _records(demo, "native_harness")[-1].result["reply_source"] != "code-direct"

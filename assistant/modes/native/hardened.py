@@ -55,6 +55,7 @@ from assistant.model_log import ask
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.modes.client_tools import CLIENT_TOOLS, is_client_tool
 from assistant.modes.router.actions import Decision, _ask_for
+from assistant.modes.router.mode import _past_period, asks_about_sales
 from assistant.numbers import canonical, said_values
 from assistant.reply_numbers import (
     misattributed_numbers,
@@ -307,10 +308,12 @@ class Harness:
         words = self.ctx.policy.words
         if words.asks_count_change or words.asks_order or words.asks_report:
             return False  # a read on the way to a write the owner asked for
-        if step.name in ("get_todays_transactions", "get_sales", "reconcile_inventory"):
+        if step.name in ("get_sales", "reconcile_inventory"):
             return True
-        if step.name != "get_inventory":
-            return False
+        if step.name == "get_todays_transactions":
+            return not _past_period(self.ctx.words.text)
+        if step.name != "get_inventory" or asks_about_sales(self.ctx.words.text):
+            return False  # a product read for a sales question ("how much paneer went out last week") is not its answer
         if isinstance(step.data.get("product"), dict):
             named = self.ctx.ground()
             return (len(named.products) == 1 and not named.ambiguous

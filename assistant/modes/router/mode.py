@@ -191,6 +191,11 @@ def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, G
     return decision, grounding
 
 
+def asks_about_sales(text: str) -> bool:
+    """Whether the words are about selling or name a period other than today (what a shelf answer cannot answer)."""
+    return bool(_SALES.search(text)) or _past_period(text)
+
+
 def _past_period(text: str) -> bool:
     """Whether the words name a period other than today ("yesterday", "next week": said to be still to come)."""
     from ledger.periods import period_shapes
