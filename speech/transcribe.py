@@ -8,11 +8,9 @@ or just the utterance), and CTranslate2's beam search returns its best ``hypothe
 
 from __future__ import annotations
 
-import contextvars
 import math
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +28,6 @@ MAX_NEW_TOKENS = 96  # one request; a runaway decode (repeating itself) stops he
 PAD_S = 1.0  # encoder room after the speech when ``window_s`` is 0
 QUICK_TOKENS_PER_S = 6  # a preview's decode budget: fast speech is ~4 tokens a second
 QUICK_REPEAT_WORDS = 3  # a preview that starts over (3 words or more) is cut there
-_quick = contextvars.ContextVar("speech_quick_pass", default=False)
 
 
 @dataclass(frozen=True)
@@ -124,19 +121,6 @@ def _features(model, samples: np.ndarray, window_s: float) -> np.ndarray:
     return np.pad(features, ((0, 0), (0, frames - features.shape[-1])))
 
 
-@contextmanager
-def quick_pass() -> Iterator[None]:
-    """Transcriptions inside are previews of speech still going on (partials): the encoder reads the
-    audio so far and not Whisper's 30 s window (several times faster on a short utterance), the
-    decode is bounded by the audio's length, and a preview that starts over is cut where it does
-    (short windows make ``tiny.en`` repeat itself). Final passes never run in here."""
-    token = _quick.set(True)
-    try:
-        yield
-    finally:
-        _quick.reset(token)
-
-
 def without_repeats(text: str) -> str:
     """``text`` up to where its first words come again ("where is the atta where is the atta" →
     "where is the atta")."""
@@ -174,9 +158,14 @@ def decode(samples: np.ndarray, *, prompt: str | None, beam_size: int, hypothese
 
 
 def transcribe(samples: np.ndarray, *, prompt_words: Iterable[str] = (), hearing=None,
-               beam_size: int | None = None) -> Transcript:
+               beam_size: int | None = None, preview: bool = False) -> Transcript:
     """Transcribe 16 kHz mono float32 ``samples``; ``hearing`` (a ``hearing.Hearing``) re-ranks;
     ``beam_size`` overrides the setting (1 for a quick partial).
+
+    ``preview``: the samples are speech still going on (a partial): the encoder reads the audio so
+    far, not Whisper's 30 s window (several times faster on a short utterance), the decode is
+    bounded by the audio's length, and a preview that starts over is cut where it does (short
+    windows make ``tiny.en`` repeat itself). Final passes are never previews.
 
     Raises:
         SpeechError: ``no_speech`` when no words were heard.
@@ -187,16 +176,15 @@ def transcribe(samples: np.ndarray, *, prompt_words: Iterable[str] = (), hearing
     speech = trim_silence(audio) if settings.vad_trim else audio
     if not len(speech):
         raise SpeechError(SpeechErrorCode.NO_SPEECH, NO_SPEECH)
-    quick = _quick.get()
-    budget = min(MAX_NEW_TOKENS, int(QUICK_TOKENS_PER_S * len(speech) / SAMPLE_RATE) + 8) if quick else MAX_NEW_TOKENS
+    budget = min(MAX_NEW_TOKENS, int(QUICK_TOKENS_PER_S * len(speech) / SAMPLE_RATE) + 8) if preview else MAX_NEW_TOKENS
     found, no_speech = decode(speech, prompt=initial_prompt(prompt_words), beam_size=beam_size or settings.beam_size,
-                              hypotheses=settings.hypotheses, window_s=0.0 if quick else settings.window_s,
+                              hypotheses=settings.hypotheses, window_s=0.0 if preview else settings.window_s,
                               max_new_tokens=budget)
     if not found or (no_speech > NO_SPEECH_PROB and found[0].logprob < -1.0):
         raise SpeechError(SpeechErrorCode.NO_SPEECH, NO_SPEECH)
     chosen = hearing.choose(found) if hearing is not None else None
     text = chosen.text if chosen is not None else found[0].text
-    if quick:
+    if preview:
         text = without_repeats(text)
     return Transcript(
         text=text, language="en", duration_s=len(samples) / SAMPLE_RATE,

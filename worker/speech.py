@@ -30,14 +30,13 @@ def _heard(store: Store, data: bytes, sample_rate: int, final: bool):
     from assistant.tasks import prompt_words, store_hearing
     from speech.config import speech_settings
     from speech.decode import pcm16_samples
-    from speech.transcribe import quick_pass, transcribe
+    from speech.transcribe import transcribe
 
     settings = speech_settings()
     samples = pcm16_samples(data, sample_rate=sample_rate, max_seconds=settings.max_seconds)
     if final:
         return transcribe(samples, prompt_words=prompt_words(store), hearing=store_hearing(store))
-    with quick_pass():  # a preview: the audio so far, not a 30 s window
-        return transcribe(samples, prompt_words=prompt_words(store), beam_size=PARTIAL_BEAM)
+    return transcribe(samples, prompt_words=prompt_words(store), beam_size=PARTIAL_BEAM, preview=True)
 
 
 def speech_partial(*, store: Store, audio_b64: str, sample_rate: int, notify: str, seq: int, req: int,

@@ -25,7 +25,7 @@ from speech.espeak import (
     trim,
 )
 from speech.model import model_path
-from speech.transcribe import initial_prompt, quick_pass, transcribe, without_repeats
+from speech.transcribe import initial_prompt, transcribe, without_repeats
 from speech.vad import UtteranceDetector, VadEvent
 
 needs_espeak = pytest.mark.skipif(ESPEAK is None, reason="espeak-ng is not installed (make system-deps)")
@@ -159,8 +159,7 @@ def test_the_store_prompt_helps_whisper_spell_local_product_names():
 @needs_espeak
 def test_a_quick_pass_previews_the_words_so_far_without_running_on():
     samples = np.concatenate([silence(300), espeak_samples("where did we put the haldi"), silence(300)])
-    with quick_pass():
-        preview = transcribe(samples[: len(samples) * 2 // 3], prompt_words=["haldi"], beam_size=1)
+    preview = transcribe(samples[: len(samples) * 2 // 3], prompt_words=["haldi"], beam_size=1, preview=True)
     assert "where" in preview.text.lower()
     assert len(preview.text.split()) <= 8  # the audio's share of words, not a 96-token loop
 
