@@ -331,7 +331,7 @@ def _probe_speech_partial(task, alice, charlie, rows, monkeypatch):
 
     heard = []
 
-    def model(samples, *, prompt_words=(), hearing=None, beam_size=None):  # Whisper's process boundary
+    def model(samples, *, prompt_words=(), hearing=None, beam_size=None, preview=False):  # Whisper's process boundary
         heard.append([*prompt_words, *(term for term, _ in (hearing.terms if hearing else []))])
         return Transcript(text="how much claw hammer", language="en", duration_s=len(samples) / 16_000)
 
