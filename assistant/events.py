@@ -175,8 +175,8 @@ class Done:
 def fold(events: Iterable[Event], *, normalized: str) -> dict[str, Any]:
     """The answer's fields that the events tell, in order (``TurnResult.from_events`` adds the identity).
 
-    A failed turn and one the data guard stopped were rolled back: the tool calls before them did
-    not stay, and the answer lists none.
+    Each tool call was its own transaction, so a turn that failed or that the data guard stopped
+    lists the calls made before the stop: those that succeeded stayed.
     """
     guard: dict[str, Any] = {GuardCheck.INPUT.value: None, GuardCheck.OUTPUT.value: None}
     tool_calls: list[dict[str, Any]] = []
@@ -189,12 +189,8 @@ def fold(events: Iterable[Event], *, normalized: str) -> dict[str, Any]:
             normalized = payload.normalized
         elif isinstance(payload, GuardChecked):
             guard[str(payload.check)] = payload.answer()
-            if payload.check == GuardCheck.DATA:
-                tool_calls = []
         elif isinstance(payload, ToolCalled):
             tool_calls.append(payload.call.as_dict())
-        elif isinstance(payload, Failed):
-            tool_calls = []
         elif isinstance(payload, Replied):
             replied = payload
         elif isinstance(payload, MediaShown):

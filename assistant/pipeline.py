@@ -20,12 +20,12 @@ from alerts.delivery import spoken_preface
 from assistant import heard, model_log, phrases, replies, sentences
 from assistant.catalogs import catalog_data_check, catalog_for
 from assistant.conversations import conversation_for
-from assistant.events import Done, Failed, GuardChecked, Heard, MediaShown, Payload, Replied
+from assistant.events import Done, Failed, GuardChecked, Heard, MediaShown, Payload, Replied, ToolCalled
 from assistant.guard import UNAVAILABLE
 from assistant.guard.data import DataBlocked
 from assistant.guard.store_facts import reply_supported, store_fact_claims
 from assistant.lexicon import lexicon_for
-from assistant.modes.base import ModeOutcome, TurnContext, TurnMode
+from assistant.modes.base import ModeOutcome, TurnContext, TurnMode, stopped_reply
 from assistant.modes.router.prompt import router_pack
 from assistant.normalize import normalize
 from assistant.policy import OwnerWords, OwnerWordsPolicy
@@ -33,7 +33,7 @@ from assistant.sentences import say
 from assistant.turn_record import event_audit
 from assistant.types import Event, GuardCheck, Mode, Outcome, Stage, TurnIdentity, TurnInput, TurnResult
 from audit.models import Record, Turn
-from audit.turns import event_record, model_call_record, turn_finish, turn_start, turn_transaction
+from audit.turns import event_record, model_call_record, turn_finish, turn_start
 from ledger import selectors
 from ledger.errors import LedgerError
 from ledger.services import draft_decline
@@ -121,18 +121,20 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
     clock.audit_turn = audit_turn
     identity = TurnIdentity(conversation=conversation.key, turn=index, mode=mode_name, transcript=text)
     outcome: ModeOutcome | None = None
+    # No transaction is open from here on: the guard and the models think outside any, and each
+    # write is its own short transaction (a tool call commits with its audit record and re-checks
+    # what it read: an expected count, a draft still pending). A failure keeps what committed before it.
     with use_store(store), model_log.collect(on_record=lambda exchange: model_call_record(turn=audit_turn, exchange=exchange)):
         try:
-            with turn_transaction(audit_turn):  # on failure the ledger rolls back and the turn's records stay
-                conversation = conversation_for(store=store, key=conversation.key, mode=mode_name)
-                outcome = _run(store, turn, text=text, conversation=conversation, audit_turn=audit_turn, clock=clock)
-                _remember(conversation, index, outcome, offered=heard.offered_words(turn.transcript, outcome))
-        except DataBlocked as exc:  # fail closed: the ledger rolled back, the owner told what to check
+            outcome = _run(store, turn, text=text, conversation=conversation, audit_turn=audit_turn, clock=clock)
+            _remember(conversation, index, outcome, offered=heard.offered_words(turn.transcript, outcome))
+        except DataBlocked as exc:  # fail closed: the model never reads the data, the owner told what to check
             clock.emit(GuardChecked(check=GuardCheck.DATA, verdict=exc.verdict, source=exc.source))
-            outcome = ModeOutcome(action=None, reply=say(sentences.DATA_BLOCKED), outcome=Outcome.BLOCKED)
-        except Exception as exc:  # any stage: an error event and a short reply; the ledger rolled back
+            reply = _stopped_reply(clock, sentences.DATA_BLOCKED, sentences.DATA_BLOCKED_AFTER_CHANGES)
+            outcome = ModeOutcome(action=None, reply=reply, outcome=Outcome.BLOCKED)
+        except Exception as exc:  # any stage: an error event and a short reply that says what stands
             logger.exception("Turn %s/%s failed", conversation.key, index)
-            failed = say(sentences.TURN_FAILED)
+            failed = _stopped_reply(clock, sentences.TURN_FAILED, sentences.TURN_FAILED_AFTER_CHANGES)
             clock.emit(Failed(message=failed, error_type=type(exc).__name__, detail=str(exc)))
             outcome = ModeOutcome(action=None, reply=failed, outcome=Outcome.ERROR)
         # Open alerts first (alerts.delivery), unless the answer is the alerts themselves ("any alerts?").
@@ -144,6 +146,11 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
         for item in outcome.media:
             clock.emit(MediaShown(item))
         return _finish(clock, identity, audit_turn)
+
+
+def _stopped_reply(clock: _Turn, nothing_changed: str, after_changes: str) -> str:
+    calls = [event.payload.call for event in clock.events if isinstance(event.payload, ToolCalled)]
+    return stopped_reply(calls, nothing_changed, after_changes)
 
 
 def _finish(clock: _Turn, identity: TurnIdentity, audit_turn: Turn) -> TurnResult:
@@ -160,7 +167,7 @@ def _finish(clock: _Turn, identity: TurnIdentity, audit_turn: Turn) -> TurnResul
 
 
 def _run(store: Store, turn: TurnInput, *, text: str, conversation, audit_turn, clock: _Turn) -> ModeOutcome:
-    """The turn's stages inside its transaction: normalise, guard, code phrases or the mode, output guard.
+    """The turn's stages, outside any transaction: normalise, guard, code phrases or the mode, output guard.
 
     Every step it takes is an event on ``clock``; the caller says the reply and closes the turn.
     """

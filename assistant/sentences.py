@@ -20,6 +20,9 @@ def say(sentence: str, /, **fields: object) -> str:
 
 # --- The turn: failures, refusals, the guard --------------------------------------------------
 TURN_FAILED = gettext_noop("Sorry, something went wrong on my side. Nothing was changed; please try again.")
+TURN_FAILED_AFTER_CHANGES = gettext_noop(
+    "Sorry, something went wrong on my side after a change went through ({changes}). "
+    "That change stands; please check it before you ask again.")
 OUTPUT_BLOCKED = gettext_noop("I can't help with that. For anything about health or medicine, please ask a doctor.")
 REFUSAL = gettext_noop(
     "Sorry, I can't help with that. I can help with your store's stock, sales, orders and everyday questions.")
@@ -28,9 +31,15 @@ GUARD_UNAVAILABLE = gettext_noop(
 DATA_BLOCKED = gettext_noop(
     "I stopped: some of the store's data reads like instructions to me, not shop data. "
     "Nothing was changed; please check the product names and notes.")
+DATA_BLOCKED_AFTER_CHANGES = gettext_noop(
+    "I stopped: some of the store's data reads like instructions to me, not shop data. "
+    "A change made before that stands ({changes}); please check it, and the product names and notes.")
 STORE_FACTS_NEUTRAL = gettext_noop("I can check the books for that: which product?")
 MODEL_UNAVAILABLE = gettext_noop(
     "Sorry, I can't think right now: the assistant's model is not available. Nothing was changed.")
+MODEL_UNAVAILABLE_AFTER_CHANGES = gettext_noop(
+    "Sorry, the assistant's model stopped answering after a change went through ({changes}). "
+    "That change stands; please check it before you ask again.")
 CLARIFY = gettext_noop("Sorry, I didn't catch that. Could you say it another way?")
 CLARIFY_PRODUCT = gettext_noop("Which product do you mean?")
 TOO_MANY_STEPS = gettext_noop("Sorry, I couldn't finish that. Could you ask it another way?")

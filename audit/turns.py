@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from django.db import DatabaseError, transaction
-
-from audit.models import Record, SqlStatement, Turn
+from audit.models import Record, Turn
 from tenants.context import store_context
 from tenants.models import Store
 
@@ -74,54 +70,3 @@ def event_record(*, turn: Turn, kind: str, name: str, data: dict[str, Any], dura
             mode=turn.mode, actor=turn.actor, name=name, result=_json_safe(data), outcome=outcome, error=error,
             duration_ms=duration_ms,
         )
-
-
-@contextmanager
-def turn_transaction(turn: Turn) -> Iterator[None]:
-    """One transaction for a turn's work whose audit outlives it.
-
-    When the block raises, everything it wrote is rolled back, the ledger's changes and the audit's
-    records alike. The turn's records (model calls, tool calls with their SQL, guard verdicts) are
-    read just before the rollback and written again after it, marked ``rolled_back``, so the audit
-    shows what was tried and that none of it stayed.
-    """
-    kept: list[tuple[Record, list[SqlStatement]]] = []
-    try:
-        with transaction.atomic():
-            try:
-                yield
-            except BaseException:
-                kept = _records_of(turn)
-                raise
-    except BaseException:
-        _write_again(turn, kept)
-        raise
-
-
-def _records_of(turn: Turn) -> list[tuple[Record, list[SqlStatement]]]:
-    try:
-        with store_context(turn.store), transaction.atomic():  # a savepoint: a failed read leaves the turn's rollback alone
-            records = list(Record.objects.filter(turn=turn).prefetch_related("statements").order_by("created_at", "id"))
-            return [(record, list(record.statements.all())) for record in records]
-    except DatabaseError:  # the transaction itself broke; only the turn row and its error record survive
-        logger.warning("Could not keep the records of turn %s before its rollback", turn.pk, exc_info=True)
-        return []
-
-
-def _write_again(turn: Turn, kept: list[tuple[Record, list[SqlStatement]]]) -> None:
-    if not kept:
-        return
-    try:
-        with store_context(turn.store), transaction.atomic():
-            for record, statements in kept:
-                created_at = record.created_at
-                record.pk = None
-                record.data = {**record.data, "rolled_back": True}
-                record.save(force_insert=True)
-                Record.objects.filter(pk=record.pk).update(created_at=created_at)  # auto_now_add set it to now
-                for statement in statements:
-                    statement.pk = None
-                    statement.record = record
-                SqlStatement.objects.bulk_create(statements)
-    except DatabaseError:  # the audit never breaks the turn's answer
-        logger.warning("Could not write again the records of turn %s after its rollback", turn.pk, exc_info=True)

@@ -203,7 +203,7 @@ class _Reporter:
         seq = len(self.job.events)
         self.job.events.append(event)
         self.send({"seq": seq, "event": event})
-        if not connection.in_atomic_block:  # never inside the turn's own transaction
+        if not connection.in_atomic_block:  # kept as it goes (a caller's transaction flushes at the end)
             self.flush()
 
     def flush(self) -> None:
@@ -263,9 +263,11 @@ def turn_job_run(*, store: Store, job_id: str, notify: str | None = None, audio:
             close_old_connections()  # a broken connection is replaced on the next query
         _fail(job, report, "interrupted", interrupted_message())
         return
-    except Exception:  # never leave the owner waiting: an error and a done; the pipeline rolled back
+    except Exception:  # never leave the owner waiting: an error and a done
         logger.exception("Turn job %s failed for store %s", job.pk, store.pk)
-        _fail(job, report, "turn_failed", failed_message())
+        # Each tool call commits on its own: after one, "nothing was changed" may not be true.
+        called = any(event.get("type") == "tool_call" for event in job.events)
+        _fail(job, report, "turn_failed", interrupted_message() if called else failed_message())
         return
     if voice and answer.get("reply"):
         _speak(report, answer["reply"])

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant import tool_args
 from assistant.events import Payload, ToolCalled
 from assistant.guard.data import data_check, result_texts
+from assistant.sentences import say
 from assistant.types import Outcome, ToolCallView
 from mcp_gateway.execution import ToolResult, execute_tool
 from mcp_gateway.policy import Caller
+from mcp_gateway.registry import tool_get
 
 if TYPE_CHECKING:
     from assistant.grounding import Catalog, Grounding
@@ -25,6 +27,22 @@ if TYPE_CHECKING:
 
 
 _TURN_POLICY: Any = object()  # "use the turn's own policy" (None means no extra policy)
+
+
+def stopped_reply(calls: Iterable[ToolCallView], nothing_changed: str, after_changes: str) -> str:
+    """The reply of a turn that stopped early: "nothing was changed" only when nothing was.
+
+    Each write is its own short transaction, so one that committed before the stop stands: the
+    reply names it by its tool's title, so that the owner checks it rather than asks again.
+    """
+    changes: list[str] = []
+    for call in calls:
+        spec = tool_get(call.tool) if call.ok else None
+        if spec is not None and spec.side_effects and spec.title.lower() not in changes:
+            changes.append(spec.title.lower())
+    if not changes:
+        return say(nothing_changed)
+    return say(after_changes, changes=", ".join(changes))
 
 
 @dataclass
@@ -80,8 +98,6 @@ class TurnContext:
             name, arguments, store=self.store, caller=caller or self.caller,
             policy=policy, idempotency_key=idempotency_key, refusal=refusal,
         )
-        # A model may read the result next: data from the books must not carry instructions.
-        data_check(result_texts(result.data), source=f"tool:{name}")
         view = ToolCallView(
             tool=name,
             arguments=dict(arguments or {}),
@@ -93,6 +109,9 @@ class TurnContext:
         self.results.append(result)
         self.emit(ToolCalled(call=view, outcome=result.outcome, ms=(time.perf_counter() - started) * 1000,
                              repairs=tuple(repairs)))
+        # A model may read the result next: data from the books must not carry instructions. The call
+        # is on the record first: its write committed, whatever the check says of what it returned.
+        data_check(result_texts(result.data), source=f"tool:{name}")
         return result
 
     def simulator_call(self, name: str, arguments: dict[str, Any], result: dict[str, Any]) -> None:

@@ -13,9 +13,9 @@ answers the turn whole in code's words instead of asking the model to restate it
 
 from __future__ import annotations
 
-from assistant.modes.base import ModeOutcome, TurnContext
+from assistant import sentences
+from assistant.modes.base import ModeOutcome, TurnContext, stopped_reply
 from assistant.retrieval import DEFAULT_K
-from assistant.sentences import say
 from assistant.types import Outcome
 from inference.base import InferenceError
 from shelfwise.env import env_bool, env_choice, env_int
@@ -56,8 +56,9 @@ class NativeMode:
             if self.variant == "plain":
                 return plain.handle(ctx)
             return hardened.handle(ctx, k=native_tools_k(), code_replies=native_code_replies())
-        except (InferenceError, TemplateError):
-            return ModeOutcome(action=None, reply=say(common.UNAVAILABLE), outcome=Outcome.ERROR)
+        except (InferenceError, TemplateError):  # a write made before the model stopped stands: say so
+            reply = stopped_reply(ctx.tool_calls, common.UNAVAILABLE, sentences.MODEL_UNAVAILABLE_AFTER_CHANGES)
+            return ModeOutcome(action=None, reply=reply, outcome=Outcome.ERROR)
 
 
 __all__ = ["VARIANTS", "NativeMode", "native_code_replies", "native_tools_k", "native_variant"]
