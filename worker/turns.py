@@ -19,6 +19,7 @@ import base64
 import datetime as dt
 import logging
 import socket
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +39,7 @@ logger = logging.getLogger(__name__)
 EVENT_MESSAGE = "turn.event"  # channel-layer message type; consumers handle it as ``turn_event``
 TURN_MAX_QUEUE_S = 300  # a turn not started this long after it was asked is not run
 TURN_MAX_RUN_S = 600  # a running turn silent this long lost its worker (the reaper fails it)
+EVENTS_SAVE_EVERY_S = 1.0  # a running turn's events reach its job row at most this often
 
 
 class TurnUnavailable(Exception):
@@ -198,18 +200,22 @@ class _Reporter:
         self.job = job
         self.send = _sender(notify)
         self.saved = 0
+        self.saved_at = time.monotonic()
 
     def __call__(self, event: dict[str, Any]) -> None:
         seq = len(self.job.events)
         self.job.events.append(event)
         self.send({"seq": seq, "event": event})
-        if not connection.in_atomic_block:  # kept as it goes (a caller's transaction flushes at the end)
+        # Kept as the turn goes, for a web side that reads the job (no push), at most once a second:
+        # each save rewrites the whole list. Never inside a caller's transaction; the end flushes.
+        if not connection.in_atomic_block and time.monotonic() - self.saved_at >= EVENTS_SAVE_EVERY_S:
             self.flush()
 
     def flush(self) -> None:
         if self.saved < len(self.job.events):
             TurnJob.objects.filter(pk=self.job.pk).update(events=self.job.events)
             self.saved = len(self.job.events)
+        self.saved_at = time.monotonic()
 
 
 def _sender(notify: str | None) -> Callable[[dict[str, Any]], None]:
