@@ -55,7 +55,7 @@ from assistant.model_log import ask
 from assistant.modes.base import ModeOutcome, TurnContext
 from assistant.modes.client_tools import CLIENT_TOOLS, is_client_tool
 from assistant.modes.router.actions import Decision, _ask_for
-from assistant.modes.router.mode import _past_period, asks_about_sales
+from assistant.modes.router.mode import asks_about_sales, past_period
 from assistant.numbers import canonical, said_values
 from assistant.reply_numbers import (
     misattributed_numbers,
@@ -311,7 +311,7 @@ class Harness:
         if step.name in ("get_sales", "reconcile_inventory"):
             return True
         if step.name == "get_todays_transactions":
-            return not _past_period(self.ctx.words.text)
+            return not past_period(self.ctx.words.text)
         if step.name != "get_inventory" or asks_about_sales(self.ctx.words.text):
             return False  # a product read for a sales question ("how much paneer went out last week") is not its answer
         if isinstance(step.data.get("product"), dict):

@@ -180,10 +180,10 @@ def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, G
         decision = replace(decision, action="general")
     elif action == "play_guide" and _VIDEO.search(text):
         decision = replace(decision, action="play_demo")
-    elif action in _SALES_FROM and not _EMAIL.search(text) and _SALES.search(text) and _past_period(text):
+    elif action in _SALES_FROM and not _EMAIL.search(text) and _SALES.search(text) and past_period(text):
         # A question about selling over another period: the sales action, whatever the model picked.
         decision = replace(decision, action="sales_period")
-    elif action == "sales_period" and not _past_period(text) and not (grounding.products or grounding.group):
+    elif action == "sales_period" and not past_period(text) and not (grounding.products or grounding.group):
         # Today's figures alone: today's sales.
         decision = replace(decision, action="todays_sales", item=None)
     elif action in ("todays_sales", "sales_period", "list_products", "low_stock", "store_health") and _EMAIL.search(text):
@@ -193,10 +193,10 @@ def refine(decision: Decision, words, grounding: Grounding) -> tuple[Decision, G
 
 def asks_about_sales(text: str) -> bool:
     """Whether the words are about selling or name a period other than today (what a shelf answer cannot answer)."""
-    return bool(_SALES.search(text)) or _past_period(text)
+    return bool(_SALES.search(text)) or past_period(text)
 
 
-def _past_period(text: str) -> bool:
+def past_period(text: str) -> bool:
     """Whether the words name a period other than today ("yesterday", "next week": said to be still to come)."""
     from ledger.periods import period_shapes
 
