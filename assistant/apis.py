@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import base64
+import logging
 
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.http import HttpResponse, JsonResponse
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -24,6 +25,8 @@ from speech.errors import SpeechError, SpeechErrorCode
 from tenants.authentication import request_actor
 from worker.turns import push_reaches_web, turn_job_get, turn_status, turn_submit
 from worker.watch import turn_wait
+
+logger = logging.getLogger(__name__)
 
 AUDIO_MAX_BYTES = 4 * 1024 * 1024
 AUDIO_FORMATS = {"audio/webm": "webm", "video/webm": "webm", "audio/ogg": "ogg", "audio/wav": "wav",
@@ -184,7 +187,13 @@ async def turn_api(request):
     if waiting is None:
         return response
     store, job_id, notify = waiting
-    status = await turn_wait(store=store, job_id=job_id, notify=notify, timeout=settings.SHELFWISE_TURN_WAIT_S)
+    try:
+        status = await turn_wait(store=store, job_id=job_id, notify=notify, timeout=settings.SHELFWISE_TURN_WAIT_S)
+    except DatabaseError:
+        # The job was handed over and may run (or have run): its answer is at the status URL. A 503
+        # saying "nothing was changed" would be untrue once its worker writes.
+        logger.warning("Turn %s: the database went away during the wait; answering with the status URL", job_id)
+        return response
     if status is None:
         return response  # still running: 202 with the status URL
     if status["status"] == "done":

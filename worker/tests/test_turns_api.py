@@ -67,6 +67,27 @@ def test_asking_for_async_answers_202_with_a_status_url_that_gives_the_answer(ap
     assert status.json()["status"] == "done" and status.json()["result"]["action"] == "update_count"
 
 
+def test_when_the_database_goes_away_during_the_wait_the_caller_gets_202_not_nothing_changed(
+    api_client, demo, router, monkeypatch
+):
+    """The job was handed over, so its worker may write: the answer is at the status URL, and a 503
+    "Nothing was changed" would not be true (seen in the fault run's PostgreSQL cut)."""
+    from django.db import OperationalError
+
+    from assistant import apis
+
+    async def database_gone(**kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    router.add(COUNT_ATTA)
+    monkeypatch.setattr(apis, "turn_wait", database_gone)
+    accepted = api_client.post("/api/v1/turns", {"text": "we actually have fifteen bags of atta"}, format="json")
+
+    assert accepted.status_code == 202 and "Nothing was changed" not in accepted.content.decode()
+    assert api_client.get(accepted.json()["status_url"]).json()["status"] == "done"
+    assert _atta(demo) == 15
+
+
 def test_when_the_bound_passes_the_caller_gets_202_and_the_turn_still_finishes_once(api_client, demo, router, settings):
     settings.SHELFWISE_TURN_WAIT_S = 0
     router.add(COUNT_ATTA)
