@@ -31,7 +31,7 @@ from speech.decode import EMPTY, MAX_RATE, MIN_RATE, AudioFormat, resample
 from speech.vad import UtteranceDetector, VadEvent
 from tenants.errors import StoreNotFound
 from tenants.members import member_group
-from worker.turns import TurnUnavailable, push_reaches_web, turn_submit
+from worker.turns import TurnUnavailable, interrupted_message, push_reaches_web, turn_submit
 from worker.watch import turn_events
 
 logger = logging.getLogger(__name__)
@@ -450,6 +450,7 @@ class VoiceConsumer(AsyncWebsocketConsumer):
     async def _turn(self, job: dict[str, Any], done: asyncio.Event) -> None:
         from channels.layers import get_channel_layer
 
+        job_id = None
         try:
             notify = await get_channel_layer().new_channel() if push_reaches_web() else None
             job_id = await asyncio.wait_for(
@@ -467,7 +468,10 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         except Exception:
             logger.exception("Voice turn did not finish for store %s", self.store.pk)
         if not done.is_set():  # the bound passed (a worker lost) or it failed: free the socket
-            await self._finish_failed("turn_failed", say(TURN_FAILED), done)
+            if job_id is None:  # never handed over: nothing ran
+                await self._finish_failed("turn_failed", say(TURN_FAILED), done)
+            else:  # handed over: its worker may have written, so no "nothing was changed"
+                await self._finish_failed("interrupted", interrupted_message(), done)
 
     async def _finish_failed(self, code: str, message: str, done: asyncio.Event) -> None:
         if not done.is_set():

@@ -153,6 +153,23 @@ def test_a_second_typed_turn_continues_the_conversation_the_client_kept(owner, d
     assert calls and calls[0]["arguments"] == {"item": "Turmeric powder"}
 
 
+def test_a_turn_whose_wait_breaks_after_the_hand_over_says_interrupted_not_nothing_changed(owner, demo, router,
+                                                                                          monkeypatch):
+    """Once the job is handed over its worker may write, so a wait that breaks (the database gone,
+    a lost worker) may not say "Nothing was changed"."""
+    from assistant import consumers
+
+    def broken_wait(**kwargs):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(consumers, "turn_events", broken_wait)
+    router.add({"action": "find_product", "item": "haldi", "ask": "where"})
+    frames = _run(typed_turn, demo.slug, cookie=session_cookie(owner), text="where is the haldi")
+    assert kinds(frames)[-2:] == ["error", "done"]
+    assert frames[-2]["code"] == "interrupted" and "Nothing was changed" not in frames[-2]["message"]
+    assert "check your approvals and counts" in frames[-2]["message"]
+
+
 def test_a_turn_that_fails_midway_reports_an_error_and_leaves_the_ledger_unchanged(owner, demo, router):
     def crash(request):
         raise RuntimeError("the model server fell over")
