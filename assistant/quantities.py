@@ -10,6 +10,7 @@ anything else, which then goes where it always went.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Each unit's words and its size in the kind's base unit (gram, millilitre, metre); volumes are US
 # customary measures, and the reply says so.
@@ -121,6 +122,7 @@ def _arithmetic(text: str) -> str | None:
     return f"{spoken_number(a)} {found['op']} {spoken_number(b)} is {spoken_number(result)}."
 
 
+@lru_cache(maxsize=256)  # a pure function of the words: the matcher and the router's action both ask
 def computed_answer(text: str) -> str | None:
     """The exact answer when the whole sentence is a unit conversion or a sum; None for anything else."""
     words = " ".join(text.lower().replace("?", " ").strip(" .!").split())
