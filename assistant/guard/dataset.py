@@ -26,6 +26,7 @@ HELD_OUT_SETS = (EVAL_SET, EVAL_V2_SET, CHALLENGE_SET, EVAL_V3_SET)
 # Safe categories that are not the owner talking about the shop (everything else safe, without a reply, is).
 NOT_OWNER_SPEECH = frozenset({"everyday", "health_safe", "reply_safe"})
 
+DATA_CHANNEL = "data"
 SAFE = "safe"
 UNSAFE = "unsafe"
 
@@ -40,6 +41,9 @@ class GuardItem:
     category: str
     reply: str | None = None
     business_type: str | None = None  # whose safe vocabulary applies (None: the default pack)
+    # "data": catalog text or a tool result a model will read, judged by ``Guard.check_data``
+    # (injections only); None: the owner's request, or a question with its reply.
+    channel: str | None = None
 
     @property
     def unsafe(self) -> bool:
@@ -48,7 +52,8 @@ class GuardItem:
     @property
     def owner_speech(self) -> bool:
         """A safe request in which the owner talks about the shop: the guard may never block one."""
-        return not self.unsafe and self.reply is None and self.category not in NOT_OWNER_SPEECH
+        return (not self.unsafe and self.reply is None and self.channel != DATA_CHANNEL
+                and self.category not in NOT_OWNER_SPEECH)
 
 
 def items_load(path: Path | str) -> list[GuardItem]:
@@ -77,6 +82,7 @@ def items_load(path: Path | str) -> list[GuardItem]:
                 category=str(entry.get("category") or label),
                 reply=entry.get("reply") or None,
                 business_type=entry.get("business_type") or None,
+                channel=entry.get("channel") or None,
             )
         )
     return items

@@ -1,7 +1,8 @@
 """python manage.py guard_eval [--set FILE] [--layers all|rules|injection|classifier|llm|combined]: the guard's figures.
 
 Each item is judged as its store would judge it: with the safe vocabulary of its
-``business_type`` (the grocery pack when it names none).
+``business_type`` (the grocery pack when it names none); an item of the ``data`` channel (catalog
+text, a tool result) by the data check, as the pipeline judges what a model reads.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandError
 from assistant.guard import Guard, Thresholds
 from assistant.guard.classifier import DEFAULT_BUSINESS_TYPE
 from assistant.guard.dataset import (
+    DATA_CHANNEL,
     EVAL_SET,
     TRAIN_SET,
     Figures,
@@ -181,11 +183,12 @@ class Command(BaseCommand):
     def _combined(self, guard: Guard, items: list[GuardItem]) -> _Run:
         run = _Run("combined")
         for n, item in enumerate(items, 1):
-            verdict = (
-                guard.check_input(item.text, business_type=_kind(item))
-                if item.reply is None
-                else guard.check_output(item.text, item.reply, business_type=_kind(item))
-            )
+            if item.channel == DATA_CHANNEL:  # catalog text or a tool result: as the pipeline judges it
+                verdict = guard.check_data([item.text])
+            elif item.reply is None:
+                verdict = guard.check_input(item.text, business_type=_kind(item))
+            else:
+                verdict = guard.check_output(item.text, item.reply, business_type=_kind(item))
             run.predicted.append(not verdict.safe)
             run.millis.append(verdict.duration_ms)
             run.layers.append(verdict.layer)
