@@ -65,6 +65,9 @@ class ModelRequest:
     stop: tuple[str, ...] = ()
     tools: tuple[Mapping[str, Any], ...] | None = None
     schema_name: str = "answer"
+    # A raw grammar (LLGuidance lark with ``%llguidance {}``, or GBNF) for what ``json_schema`` cannot say, e.g.
+    # "prose, or tool-call blocks": llama.cpp (in process or its server) decodes under it; other servers ignore it.
+    grammar: str | None = None
 
     def __post_init__(self) -> None:
         # Accept lists from callers but keep the request immutable.
@@ -77,6 +80,8 @@ class ModelRequest:
             raise ValueError("A ModelRequest takes either messages or a prompt, not both and not neither.")
         if self.prompt is not None and self.tools:
             raise ValueError("Tools need chat messages, not a raw prompt.")
+        if self.grammar is not None and self.json_schema is not None:
+            raise ValueError("A request is constrained by a JSON schema or by a grammar, not both.")
         if self.temperature < 0:
             raise ValueError("temperature must not be negative.")
         if self.max_tokens < 1:

@@ -42,6 +42,8 @@ def request_body(request: ModelRequest, *, model: str | None = None) -> dict[str
         }
     if request.tools:
         body["tools"] = [dict(t) for t in request.tools]
+    if request.grammar is not None:
+        body["grammar"] = request.grammar  # llama.cpp's server field
     return body
 
 

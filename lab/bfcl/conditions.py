@@ -1,8 +1,9 @@
-"""The two ways a model answers a BFCL entry: ``plain`` prompting and the ``harness``.
+"""The ways a model answers a BFCL entry: ``plain`` prompting, the ``harness`` and ``harness-json``.
 
 - ``plain``: BFCL's own default system prompt for prompting models (its ``_DEFAULT_SYSTEM_PROMPT``
   with the functions as JSON), the entry's messages, free text decoded by BFCL's rules.
-- ``harness``: seed 002's harness, in the parts that apply to a fixed function list: a lexical
+- ``harness``: the harness in the model's own tool-calling format (``lab.bfcl.native_harness``).
+- ``harness-json``: the first harness, kept to compare: seed 002's harness, in the parts that apply to a fixed function list: a lexical
   shortlist (the ``SHORTLIST`` functions whose names and descriptions share most words with the
   question, when there are more), the output constrained to a JSON schema of the shortlisted
   functions (``{"calls": [{"name": ..., "arguments": {...}}]}``, an empty list when none fits;
@@ -22,7 +23,7 @@ from inference.base import InferenceBackend, InferenceError, ModelRequest, Role
 from lab.bfcl.checker import DecodeError, decode_calls
 from lab.bfcl.data import Entry
 
-CONDITIONS = ("plain", "harness")
+CONDITIONS = ("plain", "harness", "harness-json")
 MAX_TOKENS = 400
 SHORTLIST = 4
 # BFCL's default system prompt for prompting models (bfcl_eval/constants/default_prompts.py).
@@ -143,7 +144,7 @@ def _validated(text: str, schema: dict[str, Any]) -> tuple[list[dict[str, dict[s
     return [{call["name"]: call["arguments"]} for call in data["calls"]], ""
 
 
-def harness(backend: InferenceBackend, entry: Entry, clock: Callable[[], float]) -> Answer:
+def harness_json(backend: InferenceBackend, entry: Entry, clock: Callable[[], float]) -> Answer:
     started = clock()
     functions = shortlist(entry)
     schema = calls_schema(functions)
@@ -162,5 +163,3 @@ def harness(backend: InferenceBackend, entry: Entry, clock: Callable[[], float])
                     {"role": "user", "content": f"That answer {error}. Answer again with the JSON object only."}]
     return Answer(text=text, calls=None, model_calls=made, ms=(clock() - started) * 1000, error=error)
 
-
-ANSWER: dict[str, Callable[[InferenceBackend, Entry, Callable[[], float]], Answer]] = {"plain": plain, "harness": harness}

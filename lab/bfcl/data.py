@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -14,6 +15,11 @@ CATEGORIES: dict[str, str] = {
     "live_simple": "ast", "live_multiple": "ast", "live_parallel": "ast", "live_parallel_multiple": "ast",
     "irrelevance": "irrelevance", "live_irrelevance": "irrelevance", "live_relevance": "relevance",
 }
+
+
+# The dev slice: the first entries of each category, which the harness was looked at and changed on.
+# A scored sample (``sample``) never includes them.
+DEV_SLICE = 5
 
 
 class BfclDataError(Exception):
@@ -61,3 +67,17 @@ def entries(category: str, *, limit: int | None = None) -> list[Entry]:
               answer=tuple(answers[row["id"]]) if row["id"] in answers else None)
         for row in rows
     ]
+
+
+def sample(category: str, size: int, *, seed: int) -> list[Entry]:
+    """``size`` entries of the category drawn at random (fixed by ``seed``), never from the dev slice.
+
+    The draw is a seeded shuffle, so a larger ``size`` keeps the smaller one's entries first: a run
+    can grow piece by piece and stay one sample.
+
+    Raises:
+        BfclDataError: an unknown category, or the package is missing.
+    """
+    rest = entries(category)[DEV_SLICE:]
+    random.Random(f"bfcl/{seed}/{category}").shuffle(rest)
+    return rest[:size]

@@ -1,5 +1,6 @@
 """BFCL on the project's backends: BFCL's data and AST checker (the bfcl-eval package), its decoding
-rules, the harness (shortlist, JSON schema, validation, one repair) and the command.
+rules, the two harnesses (the model's own tool-call format under a grammar; the JSON list), the
+sample outside the dev slice, and the command.
 
 The model is replaced at its process boundary by ``inference.fake.FakeBackend`` (the command's
 ``backend_for`` hands it out, as in the reliability benchmark's tests); what it answers for the
@@ -16,9 +17,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from inference.fake import FakeBackend
-from lab.bfcl import conditions
+from lab.bfcl import conditions, native_harness
 from lab.bfcl.checker import DecodeError, decode_calls, score
-from lab.bfcl.data import BfclDataError, Entry, entries
+from lab.bfcl.data import DEV_SLICE, BfclDataError, Entry, entries, sample
 from lab.reliability import models as model_registry
 from shelfwise.stats import mcnemar_exact
 
@@ -98,17 +99,70 @@ def test_the_shortlist_keeps_the_functions_the_question_names():
     assert conditions.shortlist(few) == list(few.functions)
 
 
-def test_the_harness_repairs_once_then_gives_up():
+def test_the_json_harness_repairs_once_then_gives_up():
     [entry] = entries("simple_python", limit=1)
     right = {"calls": [{"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}]}
     fake = FakeBackend(["Here you go: area(10, 5)", json.dumps(right)])
-    answer = conditions.harness(fake, entry, _clock())
+    answer = conditions.harness_json(fake, entry, _clock())
     assert answer.calls == [{"calculate_triangle_area": {"base": 10, "height": 5}}] and answer.model_calls == 2
     assert all(request.json_schema is not None for request in fake.requests)
     assert "not JSON" in fake.requests[1].messages[-1]["content"]
 
-    twice = conditions.harness(FakeBackend(["nope", "still nope"]), entry, _clock())
+    twice = conditions.harness_json(FakeBackend(["nope", "still nope"]), entry, _clock())
     assert twice.calls is None and twice.model_calls == 2 and score(entry, twice.calls)[0] is False
+
+
+# A stand-in for a GGUF's chat template, in Qwen2.5's shape (tools in the system message, <tool_call> blocks);
+# the harness renders whatever template the model file carries.
+TEMPLATE = (
+    "{%- if tools %}<|im_start|>system\n{% if messages[0]['role'] == 'system' %}{{ messages[0]['content'] }}\n{% endif %}"
+    "<tools>{% for tool in tools %}\n{{ tool | tojson }}{% endfor %}\n</tools><|im_end|>\n{%- endif %}"
+    "{%- for message in messages if message['role'] != 'system' %}<|im_start|>{{ message['role'] }}\n"
+    "{{ message['content'] }}<|im_end|>\n{%- endfor %}<|im_start|>assistant\n"
+)
+RIGHT_CALL = '<tool_call>\n{"name":"calculate_triangle_area","arguments":{"base":10,"height":5}}\n</tool_call>'
+
+
+def test_the_harness_declares_the_shortlist_in_the_models_template_and_constrains_the_calls():
+    [entry] = entries("simple_python", limit=1)
+    fake = FakeBackend([RIGHT_CALL])
+    answer = native_harness.harness(fake, entry, _clock(), chat_template=TEMPLATE)
+    assert answer.calls == [{"calculate_triangle_area": {"base": 10, "height": 5}}] and answer.model_calls == 1
+    assert score(entry, answer.calls) == (True, "")
+    [request] = fake.requests
+    assert request.json_schema is None and request.grammar.startswith("%llguidance")
+    assert '"const": "calculate_triangle_area"' in request.grammar and "start: prose | calls" in request.grammar
+    assert '"name": "calculate_triangle_area"' in request.prompt and entry.messages[0]["content"] in request.prompt
+
+
+def test_the_harness_reads_prose_as_no_call_so_an_irrelevant_request_passes():
+    [irrelevant] = entries("irrelevance", limit=1)
+    answer = native_harness.harness(FakeBackend(["None of these functions can do that."]), irrelevant, _clock(),
+                                    chat_template=TEMPLATE)
+    assert answer.calls == [] and score(irrelevant, answer.calls) == (True, "")
+    [entry] = entries("simple_python", limit=1)
+    assert score(entry, native_harness.harness(FakeBackend(["The area is 25."]), entry, _clock(),
+                                               chat_template=TEMPLATE).calls)[0] is False
+
+
+def test_the_harness_repairs_an_undeclared_argument_once_then_gives_up():
+    [entry] = entries("simple_python", limit=1)
+    extra = RIGHT_CALL.replace('"height":5', '"height":5,"colour":"red"')
+    fake = FakeBackend([extra, RIGHT_CALL])
+    answer = native_harness.harness(fake, entry, _clock(), chat_template=TEMPLATE)
+    assert answer.calls == [{"calculate_triangle_area": {"base": 10, "height": 5}}] and answer.model_calls == 2
+    assert "That tool call was invalid: the arguments of calculate_triangle_area do not fit" in fake.requests[1].prompt
+    twice = native_harness.harness(FakeBackend([extra, extra]), entry, _clock(), chat_template=TEMPLATE)
+    assert twice.calls is None and twice.model_calls == 2 and "do not fit" in twice.error
+
+
+def test_the_sample_is_seeded_grows_by_extension_and_leaves_out_the_dev_slice():
+    dev = {entry.id for entry in entries("parallel", limit=DEV_SLICE)}
+    ten = [entry.id for entry in sample("parallel", 10, seed=2026)]
+    assert ten == [entry.id for entry in sample("parallel", 10, seed=2026)] and len(set(ten)) == 10
+    assert [entry.id for entry in sample("parallel", 4, seed=2026)] == ten[:4] and not dev & set(ten)
+    assert ten != [entry.id for entry in sample("parallel", 10, seed=7)]
+    assert len(sample("live_relevance", 100, seed=2026)) == len(entries("live_relevance")) - DEV_SLICE
 
 
 def test_plain_sends_bfcls_prompt_and_decodes_the_free_text():
@@ -125,15 +179,14 @@ def test_plain_sends_bfcls_prompt_and_decodes_the_free_text():
 
 def _oracle(chosen):
     """A scripted model: prose under plain prompting, BFCL's first possible answer under the harness."""
-    by_question = {entry.messages[-1]["content"]: entry for entry in chosen}
 
     def answer(request):
-        if request.json_schema is None:
+        if request.grammar is None:
             return "I would call a function for that."
-        entry = by_question[request.messages[-1]["content"]]
+        [entry] = [entry for entry in chosen if entry.messages[-1]["content"] in request.prompt]
         calls = [{"name": name, "arguments": {key: values[0] for key, values in arguments.items() if values[0] != ""}}
                  for option in entry.answer for name, arguments in option.items()]
-        return json.dumps({"calls": calls})
+        return "\n".join(f"<tool_call>\n{json.dumps(call)}\n</tool_call>" for call in calls)
 
     return answer
 
@@ -165,7 +218,9 @@ def test_the_command_says_what_is_wrong(tmp_path):
         call_command("bfcl", "report", "--out", str(tmp_path))
     with pytest.raises(CommandError, match="run needs --model"):
         call_command("bfcl", "run", "--out", str(tmp_path))
-    with pytest.raises(CommandError, match="--conditions are some of: plain, harness"):
+    with pytest.raises(CommandError, match="--conditions are some of: plain, harness, harness-json"):
         call_command("bfcl", "run", "--model", "smollm2-135m", "--conditions", "greedy", "--out", str(tmp_path))
+    with pytest.raises(CommandError, match="--limit .* or --sample .*, not both"):
+        call_command("bfcl", "run", "--model", "smollm2-135m", "--limit", "2", "--sample", "2", "--out", str(tmp_path))
     with pytest.raises(CommandError, match="Unknown category 'web_search'"):
         call_command("bfcl", "run", "--model", "smollm2-135m", "--categories", "web_search", "--out", str(tmp_path))

@@ -1,10 +1,11 @@
-"""python manage.py bfcl run --model NAME [--conditions plain,harness] [--categories ...] [--limit N] [--budget-s S]
+"""python manage.py bfcl run --model NAME [--conditions plain,harness] [--categories ...] [--limit N | --sample N [--seed S]] [--budget-s S]
 python manage.py bfcl report [--out var/bfcl]
 
 The Berkeley Function Calling Leaderboard's single-turn, non-web categories (BFCL v4, from the
 ``bfcl-eval`` package) on a model through the project's backends, plain and through the harness
 (``lab.bfcl``), scored by BFCL's own AST checker. ``run`` is resumable (each entry once per
-condition, in the package's order); ``report`` writes ``report.md`` and ``report.json``.
+condition, in the package's order, or a seeded random sample outside the dev slice with ``--sample``);
+``report`` writes ``report.md`` and ``report.json``.
 Models: as ``manage.py reliability`` names them (``lab.reliability.models``).
 """
 
@@ -18,7 +19,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from inference.base import InferenceError
 from lab.bfcl.conditions import CONDITIONS
-from lab.bfcl.data import CATEGORIES, BfclDataError, entries
+from lab.bfcl.data import CATEGORIES, BfclDataError, entries, sample
 from lab.bfcl.report import markdown, summarise
 from lab.bfcl.runner import results_load, run_condition
 from lab.reliability import models as model_registry
@@ -35,6 +36,9 @@ class Command(BaseCommand):
         parser.add_argument("--conditions", default="plain,harness")
         parser.add_argument("--categories", default=",".join(CATEGORIES), help="comma-separated BFCL categories")
         parser.add_argument("--limit", type=int, default=None, help="the first N entries of each category")
+        parser.add_argument("--sample", type=int, default=None,
+                            help="N entries of each category drawn at random outside the dev slice (the first 5)")
+        parser.add_argument("--seed", type=int, default=2026, help="the sample's seed (default 2026)")
         parser.add_argument("--budget-s", type=float, default=None, help="start no new entry after this many seconds")
         parser.add_argument("--out", default="var/bfcl")
 
@@ -49,14 +53,18 @@ class Command(BaseCommand):
         unknown = [name for name in conditions if name not in CONDITIONS]
         if not conditions or unknown:
             raise CommandError(f"--conditions are some of: {', '.join(CONDITIONS)}.")
-        if options["limit"] is not None and options["limit"] < 1:
-            raise CommandError("--limit must be at least 1.")
+        if any(options[name] is not None and options[name] < 1 for name in ("limit", "sample")):
+            raise CommandError("--limit and --sample must be at least 1.")
+        if options["limit"] is not None and options["sample"] is not None:
+            raise CommandError("--limit (the first entries) or --sample (drawn at random), not both.")
         try:
             spec = model_registry.model_spec(options["model"])
             chosen = [entry for name in options["categories"].split(",") if name.strip()
-                      for entry in entries(name.strip(), limit=options["limit"])]
+                      for entry in (sample(name.strip(), options["sample"], seed=options["seed"])
+                                    if options["sample"] else entries(name.strip(), limit=options["limit"]))]
         except (model_registry.ModelError, BfclDataError) as exc:
             raise CommandError(str(exc)) from exc
+        chat_template = _chat_template(spec) if "harness" in conditions else None
         backend = model_registry.backend_for(spec, n_ctx=N_CTX)
         try:
             backend.warm_up()  # a model that cannot load stops here, not as an error on every entry
@@ -68,7 +76,7 @@ class Command(BaseCommand):
             left_s = None if budget is None else budget - (datetime.now(UTC) - started).total_seconds()
             try:
                 answered = run_condition(backend=backend, model=spec.name, condition=condition, entries=chosen,
-                                         out=out, slug=spec.slug, budget_s=left_s)
+                                         out=out, slug=spec.slug, budget_s=left_s, chat_template=chat_template)
             except InferenceError as exc:
                 raise CommandError(f"{spec.name} cannot run: {exc}") from exc
             self.stdout.write(f"{spec.name} {condition}: {answered} answered now")
@@ -83,3 +91,16 @@ class Command(BaseCommand):
         text = markdown(summary)
         (out / "report.md").write_text(text, encoding="utf-8")
         self.stdout.write(text)
+
+
+def _chat_template(spec: model_registry.ModelSpec) -> str:
+    """The GGUF's own chat template, which the harness renders the functions with."""
+    from assistant.modes.native.template import TemplateError, gguf_chat_template
+    from inference.bundle import BundleError, bundle_prepare
+
+    if spec.kind != "llamacpp":
+        raise CommandError("The harness renders the model's own chat template from its GGUF file: use a GGUF model.")
+    try:
+        return gguf_chat_template(Path(spec.path) if spec.path else bundle_prepare().path)
+    except (TemplateError, BundleError, OSError) as exc:
+        raise CommandError(f"{spec.name} has no usable chat template: {exc}") from exc

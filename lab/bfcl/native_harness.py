@@ -1,0 +1,101 @@
+"""The harness in the model's own tool-calling format (the ``harness`` condition).
+
+Seed 002's harness, with the decision whether to call left where the model learned it: the
+shortlisted functions are declared with the model's own chat template (Qwen2.5: a ``<tools>``
+block in the system message; calls come back as ``<tool_call>{"name", "arguments"}</tool_call>``),
+and the answer is decoded under a grammar that allows either plain prose (no call) or one or more
+tool-call blocks whose JSON fits one shortlisted function's parameters (names, types, required
+keys, no undeclared keys). The calls are validated against those schemas and the answer is
+repaired once with the problem stated; what still does not validate counts as no call.
+
+Why not the JSON list of ``harness-json`` (``lab.bfcl.conditions``): there the decision to call
+nothing was the token after ``{"calls":[``, taken greedily under a prompt that spelt out the empty
+answer, and on the dev slice (the first five entries of each category) the model took it on five
+requests that needed a call. Here declining means writing prose in the model's own format, as the
+leaderboard's function-calling mode asks of it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from inference.base import InferenceBackend, InferenceError, ModelRequest, Role
+from lab.bfcl.conditions import MAX_TOKENS, Answer, json_type, shortlist
+from lab.bfcl.data import Entry
+
+STOP = ("<|im_end|>",)
+
+
+def arguments_schema(function: dict[str, Any]) -> dict[str, Any]:
+    """A function's parameters as JSON schema, closed: a key the function does not declare does not fit."""
+    schema = json_type(function.get("parameters") or {"type": "dict"})
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    schema["additionalProperties"] = False
+    return schema
+
+
+def tool_declaration(function: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI-style tool, the shape chat templates render in their tools block."""
+    return {"type": "function", "function": {"name": function["name"], "description": function.get("description", ""),
+                                             "parameters": arguments_schema(function)}}
+
+
+def call_grammar(functions: list[dict[str, Any]]) -> str:
+    """LLGuidance grammar: prose without a tag, or tool-call blocks each naming one function with fitting arguments."""
+    one_call = {"anyOf": [{"type": "object", "additionalProperties": False, "required": ["name", "arguments"],
+                           "properties": {"name": {"const": f["name"]}, "arguments": arguments_schema(f)}}
+                          for f in functions],
+                "x-guidance": {"whitespace_flexible": False}}
+    return ("%llguidance {}\n"
+            "start: prose | calls\n"
+            "prose: /[^<]+/\n"
+            'calls: call ("\\n" call)*\n'
+            f'call: "<tool_call>\\n" %json {json.dumps(one_call)} "\\n</tool_call>"\n')
+
+
+def problems(calls: list[Any], functions: list[dict[str, Any]]) -> str:
+    """What is wrong with the parsed calls ("" when every one names a listed function with fitting arguments)."""
+    import jsonschema
+
+    by_name = {f["name"]: f for f in functions}
+    for call in calls:
+        if call.problem:
+            return call.problem
+        if call.name not in by_name:
+            return f"there is no function named {call.name!r}"
+        try:
+            jsonschema.validate(call.arguments, arguments_schema(by_name[call.name]))
+        except jsonschema.ValidationError as exc:
+            return f"the arguments of {call.name} do not fit: {exc.message}"[:200]
+    return ""
+
+
+def harness(backend: InferenceBackend, entry: Entry, clock: Callable[[], float], *, chat_template: str) -> Answer:
+    """Shortlist, the model's own template, grammar-constrained decoding, validation and one repair."""
+    from assistant.modes.native import template
+
+    started = clock()
+    functions = shortlist(entry)
+    tools = [tool_declaration(f) for f in functions]
+    messages: list[dict[str, Any]] = [{"role": m["role"], "content": m["content"]} for m in entry.messages]
+    grammar = call_grammar(functions)
+    text, error, made = "", "", 0
+    for _attempt in range(2):  # the answer, then one repair
+        made += 1
+        request = ModelRequest(role=Role.GENERAL, prompt=template.render(messages, tools, template=chat_template),
+                               max_tokens=MAX_TOKENS, grammar=grammar, stop=STOP)
+        try:
+            text = backend.complete(request).text
+        except InferenceError as exc:
+            return Answer(text=text, calls=None, model_calls=made, ms=(clock() - started) * 1000, error=str(exc)[:200])
+        _prose, parsed = template.parse_output(text)
+        error = problems(parsed, functions)
+        if not error:
+            calls = [{call.name: call.arguments} for call in parsed]
+            return Answer(text=text, calls=calls, model_calls=made, ms=(clock() - started) * 1000)
+        messages = [*messages, {"role": "assistant", "content": text},
+                    {"role": "user", "content": f"That tool call was invalid: {error}. Call again, or answer in words."}]
+    return Answer(text=text, calls=None, model_calls=made, ms=(clock() - started) * 1000, error=error)
