@@ -5,8 +5,13 @@ shortlisted functions are declared with the model's own chat template (Qwen2.5: 
 block in the system message; calls come back as ``<tool_call>{"name", "arguments"}</tool_call>``),
 and the answer is decoded under a grammar that allows either plain prose (no call) or one or more
 tool-call blocks whose JSON fits one shortlisted function's parameters (names, types, required
-keys, no undeclared keys). The calls are validated against those schemas and the answer is
-repaired once with the problem stated; what still does not validate counts as no call.
+keys, no undeclared keys). Prose may not open like a call (a code fence, a JSON object or list):
+Qwen2.5-Coder's habit is to write its call as a fenced JSON object instead of the tag, which a free
+prose branch would let through as "no call" (the smoke run on three dev entries did exactly that),
+so the only way left to call is the tag, where the grammar holds the call to the functions. The
+system message says, as BFCL's own prompt does, to answer in words when no function fits. The calls
+are validated against those schemas and the answer is repaired once with the problem stated; what
+still does not validate counts as no call.
 
 Why not the JSON list of ``harness-json`` (``lab.bfcl.conditions``): there the decision to call
 nothing was the token after ``{"calls":[``, taken greedily under a prompt that spelt out the empty
@@ -26,6 +31,7 @@ from lab.bfcl.conditions import MAX_TOKENS, Answer, json_type, shortlist
 from lab.bfcl.data import Entry
 
 STOP = ("<|im_end|>",)
+SYSTEM = "Call the functions the request needs, with the values it gives. If none of the functions fits, say so in words."
 
 
 def arguments_schema(function: dict[str, Any]) -> dict[str, Any]:
@@ -51,7 +57,7 @@ def call_grammar(functions: list[dict[str, Any]]) -> str:
                 "x-guidance": {"whitespace_flexible": False}}
     return ("%llguidance {}\n"
             "start: prose | calls\n"
-            "prose: /[^<]+/\n"
+            "prose: /[^<`{\\[\\s][^<]*/\n"
             'calls: call ("\\n" call)*\n'
             f'call: "<tool_call>\\n" %json {json.dumps(one_call)} "\\n</tool_call>"\n')
 
@@ -80,7 +86,10 @@ def harness(backend: InferenceBackend, entry: Entry, clock: Callable[[], float],
     started = clock()
     functions = shortlist(entry)
     tools = [tool_declaration(f) for f in functions]
-    messages: list[dict[str, Any]] = [{"role": m["role"], "content": m["content"]} for m in entry.messages]
+    own_system = [m["content"] for m in entry.messages if m.get("role") == "system"]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "\n".join([*own_system, SYSTEM])},
+                                      *({"role": m["role"], "content": m["content"]} for m in entry.messages
+                                        if m.get("role") != "system")]
     grammar = call_grammar(functions)
     text, error, made = "", "", 0
     for _attempt in range(2):  # the answer, then one repair

@@ -55,7 +55,8 @@ def markdown(summary: dict[str, Any]) -> str:
     """One table per model: categories by condition; then the paired tests."""
     lines = ["# BFCL v4 (single-turn, non-web categories): plain prompting vs the harness", "",
              "Scored by BFCL's own AST checker (bfcl-eval); rates with 95% Wilson intervals; exact McNemar tests "
-             "on the entries both conditions answered. Partial runs answer the first entries of each category.", ""]
+             "on the entries both conditions answered. The entries are what the runs answered: the first of each category "
+             "(`--limit`) or a seeded sample outside the dev slice (`--sample`); \"all\" pools them unweighted.", ""]
     for model, data in summary["models"].items():
         conditions = sorted(data["conditions"], key=lambda c: (CONDITIONS.index(c) if c in CONDITIONS else 9, c))
         lines += [f"## {model}", "", "| category | " + " | ".join(conditions) + " | harness vs plain: only plain / only harness, p |",
