@@ -5,13 +5,14 @@ shortlisted functions are declared with the model's own chat template (Qwen2.5: 
 block in the system message; calls come back as ``<tool_call>{"name", "arguments"}</tool_call>``),
 and the answer is decoded under a grammar that allows either plain prose (no call) or one or more
 tool-call blocks whose JSON fits one shortlisted function's parameters (names, types, required
-keys, no undeclared keys). Prose may not open like a call (a code fence, a JSON object or list):
-Qwen2.5-Coder's habit is to write its call as a fenced JSON object instead of the tag, which a free
-prose branch would let through as "no call" (the smoke run on three dev entries did exactly that),
-so the only way left to call is the tag, where the grammar holds the call to the functions. The
-system message says, as BFCL's own prompt does, to answer in words when no function fits. The calls
-are validated against those schemas and the answer is repaired once with the problem stated; what
-still does not validate counts as no call.
+keys, no undeclared keys). A call is accepted in the two shapes Qwen2.5-Coder writes: the tag,
+and a fenced JSON object (```json {"name", "arguments"} ```, its habit, which llama.cpp's own Qwen
+parser also reads), after a sentence or not; prose holds no fence, brace or tag, so an answer that
+starts to write a call is held to the functions' schemas. (Seen on the dev slice: with free prose
+the model explained and then fenced its call, read as no call.) The system message says, as BFCL's
+own prompt does, to answer in words when no function fits. The calls are validated against the
+schemas and the answer is repaired once with the problem stated; what still does not validate
+counts as no call.
 
 Why not the JSON list of ``harness-json`` (``lab.bfcl.conditions``): there the decision to call
 nothing was the token after ``{"calls":[``, taken greedily under a prompt that spelt out the empty
@@ -23,6 +24,7 @@ leaderboard's function-calling mode asks of it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +33,7 @@ from lab.bfcl.conditions import MAX_TOKENS, Answer, json_type, shortlist
 from lab.bfcl.data import Entry
 
 STOP = ("<|im_end|>",)
+_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>|```(?:json)?\s*(.*?)\s*```", re.DOTALL)
 SYSTEM = "Call the functions the request needs, with the values it gives. If none of the functions fits, say so in words."
 
 
@@ -50,32 +53,51 @@ def tool_declaration(function: dict[str, Any]) -> dict[str, Any]:
 
 
 def call_grammar(functions: list[dict[str, Any]]) -> str:
-    """LLGuidance grammar: prose without a tag, or tool-call blocks each naming one function with fitting arguments."""
+    """LLGuidance grammar: prose, or (after a sentence or not) calls, tagged or fenced, each one function's."""
     one_call = {"anyOf": [{"type": "object", "additionalProperties": False, "required": ["name", "arguments"],
                            "properties": {"name": {"const": f["name"]}, "arguments": arguments_schema(f)}}
                           for f in functions],
                 "x-guidance": {"whitespace_flexible": False}}
+    body = json.dumps(one_call)
     return ("%llguidance {}\n"
-            "start: prose | calls\n"
-            "prose: /[^<`{\\[\\s][^<]*/\n"
+            "start: prose | prose? calls\n"
+            "prose: /[^<`{\\[\\s][^<`{]*/\n"
             'calls: call ("\\n" call)*\n'
-            f'call: "<tool_call>\\n" %json {json.dumps(one_call)} "\\n</tool_call>"\n')
+            "call: tagged | fenced\n"
+            f'tagged: "<tool_call>\\n" %json {body} "\\n</tool_call>"\n'
+            f'fenced: "```json\\n" %json {body} "\\n```"\n')
 
 
-def problems(calls: list[Any], functions: list[dict[str, Any]]) -> str:
+def parse(text: str) -> list[dict[str, Any]]:
+    """The calls in an answer, tagged or fenced, in order; a body that is not a call object is kept as a problem."""
+    calls = []
+    for tagged, fenced in _CALL.findall(text):
+        try:
+            value = json.loads(tagged or fenced)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict) or not isinstance(value.get("name"), str) or not isinstance(
+                value.get("arguments", {}), dict):
+            calls.append({"name": "", "arguments": {}, "problem": "a call must be a JSON object with a name and arguments"})
+            continue
+        calls.append({"name": value["name"], "arguments": value.get("arguments", {}), "problem": ""})
+    return calls
+
+
+def problems(calls: list[dict[str, Any]], functions: list[dict[str, Any]]) -> str:
     """What is wrong with the parsed calls ("" when every one names a listed function with fitting arguments)."""
     import jsonschema
 
     by_name = {f["name"]: f for f in functions}
     for call in calls:
-        if call.problem:
-            return call.problem
-        if call.name not in by_name:
-            return f"there is no function named {call.name!r}"
+        if call["problem"]:
+            return call["problem"]
+        if call["name"] not in by_name:
+            return f"there is no function named {call['name']!r}"
         try:
-            jsonschema.validate(call.arguments, arguments_schema(by_name[call.name]))
+            jsonschema.validate(call["arguments"], arguments_schema(by_name[call["name"]]))
         except jsonschema.ValidationError as exc:
-            return f"the arguments of {call.name} do not fit: {exc.message}"[:200]
+            return f"the arguments of {call['name']} do not fit: {exc.message}"[:200]
     return ""
 
 
@@ -100,10 +122,10 @@ def harness(backend: InferenceBackend, entry: Entry, clock: Callable[[], float],
             text = backend.complete(request).text
         except InferenceError as exc:
             return Answer(text=text, calls=None, model_calls=made, ms=(clock() - started) * 1000, error=str(exc)[:200])
-        _prose, parsed = template.parse_output(text)
+        parsed = parse(text)
         error = problems(parsed, functions)
         if not error:
-            calls = [{call.name: call.arguments} for call in parsed]
+            calls = [{call["name"]: call["arguments"]} for call in parsed]
             return Answer(text=text, calls=calls, model_calls=made, ms=(clock() - started) * 1000)
         messages = [*messages, {"role": "assistant", "content": text},
                     {"role": "user", "content": f"That tool call was invalid: {error}. Call again, or answer in words."}]

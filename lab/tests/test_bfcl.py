@@ -131,8 +131,15 @@ def test_the_harness_declares_the_shortlist_in_the_models_template_and_constrain
     assert score(entry, answer.calls) == (True, "")
     [request] = fake.requests
     assert request.json_schema is None and request.grammar.startswith("%llguidance")
-    assert '"const": "calculate_triangle_area"' in request.grammar and "start: prose | calls" in request.grammar
+    assert '"const": "calculate_triangle_area"' in request.grammar and "start: prose | prose? calls" in request.grammar
     assert '"name": "calculate_triangle_area"' in request.prompt and entry.messages[0]["content"] in request.prompt
+
+
+def test_the_harness_reads_a_fenced_call_after_a_sentence_as_qwen_writes_it():
+    [entry] = entries("simple_python", limit=1)
+    fenced = 'You can use calculate_triangle_area:\n\n```json\n' + RIGHT_CALL.split("\n")[1] + "\n```"
+    answer = native_harness.harness(FakeBackend([fenced]), entry, _clock(), chat_template=TEMPLATE)
+    assert answer.calls == [{"calculate_triangle_area": {"base": 10, "height": 5}}]
 
 
 def test_the_harness_reads_prose_as_no_call_so_an_irrelevant_request_passes():
