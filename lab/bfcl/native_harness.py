@@ -52,8 +52,8 @@ def tool_declaration(function: dict[str, Any]) -> dict[str, Any]:
                                              "parameters": arguments_schema(function)}}
 
 
-def call_grammar(functions: list[dict[str, Any]]) -> str:
-    """LLGuidance grammar: prose, or (after a sentence or not) calls, tagged or fenced, each one function's."""
+def call_grammar(functions: list[dict[str, Any]], *, fenced: bool = True) -> str:
+    """LLGuidance grammar: prose, or (after a sentence or not) calls, tagged (or fenced), each one function's."""
     one_call = {"anyOf": [{"type": "object", "additionalProperties": False, "required": ["name", "arguments"],
                            "properties": {"name": {"const": f["name"]}, "arguments": arguments_schema(f)}}
                           for f in functions],
@@ -63,9 +63,9 @@ def call_grammar(functions: list[dict[str, Any]]) -> str:
             "start: prose | prose? calls\n"
             "prose: /[^<`{\\[\\s][^<`{]*/\n"
             'calls: call ("\\n" call)*\n'
-            "call: tagged | fenced\n"
-            f'tagged: "<tool_call>\\n" %json {body} "\\n</tool_call>"\n'
-            f'fenced: "```json\\n" %json {body} "\\n```"\n')
+            + ("call: tagged | fenced\n" if fenced else "call: tagged\n")
+            + f'tagged: "<tool_call>\\n" %json {body} "\\n</tool_call>"\n'
+            + (f'fenced: "```json\\n" %json {body} "\\n```"\n' if fenced else ""))
 
 
 def parse(text: str) -> list[dict[str, Any]]:
@@ -101,7 +101,8 @@ def problems(calls: list[dict[str, Any]], functions: list[dict[str, Any]]) -> st
     return ""
 
 
-def harness(backend: InferenceBackend, entry: Entry, clock: Callable[[], float], *, chat_template: str) -> Answer:
+def harness(backend: InferenceBackend, entry: Entry, clock: Callable[[], float], *, chat_template: str,
+            fenced: bool = True) -> Answer:
     """Shortlist, the model's own template, grammar-constrained decoding, validation and one repair."""
     from assistant.modes.native import template
 
@@ -112,7 +113,7 @@ def harness(backend: InferenceBackend, entry: Entry, clock: Callable[[], float],
     messages: list[dict[str, Any]] = [{"role": "system", "content": "\n".join([*own_system, SYSTEM])},
                                       *({"role": m["role"], "content": m["content"]} for m in entry.messages
                                         if m.get("role") != "system")]
-    grammar = call_grammar(functions)
+    grammar = call_grammar(functions, fenced=fenced)
     text, error, made = "", "", 0
     for _attempt in range(2):  # the answer, then one repair
         made += 1

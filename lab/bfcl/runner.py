@@ -26,10 +26,10 @@ Answerer = Callable[[InferenceBackend, Entry, Callable[[], float]], Answer]
 
 def answerer(condition: str, *, chat_template: str | None) -> Answerer:
     """The function that answers an entry under ``condition`` (the harness needs the model's chat template)."""
-    if condition == "harness":
+    if condition in ("harness", "harness-tag"):
         if chat_template is None:
             raise ValueError("The harness needs the model's chat template (a GGUF model).")
-        return functools.partial(native_harness.harness, chat_template=chat_template)
+        return functools.partial(native_harness.harness, chat_template=chat_template, fenced=condition == "harness")
     return {"plain": conditions.plain, "harness-json": conditions.harness_json}[condition]
 
 

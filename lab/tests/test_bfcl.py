@@ -216,7 +216,7 @@ def test_the_command_runs_both_conditions_resumes_and_reports(tmp_path, monkeypa
     summary = json.loads((tmp_path / "report.json").read_text())["models"]["smollm2-135m"]
     assert summary["conditions"]["harness"]["simple_python"]["passed"] == 3
     assert summary["conditions"]["plain"]["simple_python"]["passed"] == 0
-    assert summary["mcnemar"]["all"] == {"pairs": 3, "only_plain": 0, "only_harness": 3, "p": mcnemar_exact(0, 3)}
+    assert summary["mcnemar"]["harness"]["all"] == {"pairs": 3, "only_plain": 0, "only_harness": 3, "p": mcnemar_exact(0, 3)}
     assert "| simple_python | 0% (0–56), n=3 | 100% (44–100), n=3 | 0 / 3, p = 0.25 (3 pairs) |" in report.getvalue()
 
 
@@ -225,7 +225,7 @@ def test_the_command_says_what_is_wrong(tmp_path):
         call_command("bfcl", "report", "--out", str(tmp_path))
     with pytest.raises(CommandError, match="run needs --model"):
         call_command("bfcl", "run", "--out", str(tmp_path))
-    with pytest.raises(CommandError, match="--conditions are some of: plain, harness, harness-json"):
+    with pytest.raises(CommandError, match="--conditions are some of: plain, harness, harness-tag, harness-json"):
         call_command("bfcl", "run", "--model", "smollm2-135m", "--conditions", "greedy", "--out", str(tmp_path))
     with pytest.raises(CommandError, match="--limit .* or --sample .*, not both"):
         call_command("bfcl", "run", "--model", "smollm2-135m", "--limit", "2", "--sample", "2", "--out", str(tmp_path))
