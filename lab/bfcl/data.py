@@ -69,8 +69,9 @@ def entries(category: str, *, limit: int | None = None) -> list[Entry]:
     ]
 
 
-def sample(category: str, size: int, *, seed: int) -> list[Entry]:
-    """``size`` entries of the category drawn at random (fixed by ``seed``), never from the dev slice.
+def sample(category: str, size: int, *, seed: int, skip: int = 0) -> list[Entry]:
+    """The first ``size`` entries of a seeded random draw of the category, never from the dev slice,
+    less the first ``skip`` of them (entries already looked at).
 
     The draw is a seeded shuffle, so a larger ``size`` keeps the smaller one's entries first: a run
     can grow piece by piece and stay one sample.
@@ -80,4 +81,4 @@ def sample(category: str, size: int, *, seed: int) -> list[Entry]:
     """
     rest = entries(category)[DEV_SLICE:]
     random.Random(f"bfcl/{seed}/{category}").shuffle(rest)
-    return rest[:size]
+    return rest[skip:size]

@@ -46,10 +46,31 @@ def arguments_schema(function: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+def described(spec: Any) -> dict[str, Any]:
+    """A BFCL parameter as JSON schema with its descriptions and defaults: what the model reads about it."""
+    if not isinstance(spec, dict):
+        return {}
+    out = json_type(spec)
+    out.update({key: spec[key] for key in ("description", "default") if key in spec})
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {name: described(sub) for name, sub in spec.get("properties", {}).items()}
+    if isinstance(out.get("items"), dict):
+        out["items"] = described(spec.get("items"))
+    return out
+
+
 def tool_declaration(function: dict[str, Any]) -> dict[str, Any]:
-    """An OpenAI-style tool, the shape chat templates render in their tools block."""
+    """An OpenAI-style tool, the shape chat templates render in their tools block, parameters described.
+
+    The declaration keeps every parameter's description and default (the ``plain`` prompt shows them
+    too: "the city and state, e.g. Seattle, WA", "default 'Close'"); the grammar needs only the types.
+    """
+    parameters = described(function.get("parameters") or {"type": "dict"})
+    parameters.setdefault("type", "object")
+    parameters.setdefault("properties", {})
+    parameters["additionalProperties"] = False
     return {"type": "function", "function": {"name": function["name"], "description": function.get("description", ""),
-                                             "parameters": arguments_schema(function)}}
+                                             "parameters": parameters}}
 
 
 def call_grammar(functions: list[dict[str, Any]], *, fenced: bool = True) -> str:

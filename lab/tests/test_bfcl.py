@@ -133,6 +133,7 @@ def test_the_harness_declares_the_shortlist_in_the_models_template_and_constrain
     assert request.json_schema is None and request.grammar.startswith("%llguidance")
     assert '"const": "calculate_triangle_area"' in request.grammar and "start: prose | prose? calls" in request.grammar
     assert '"name": "calculate_triangle_area"' in request.prompt and entry.messages[0]["content"] in request.prompt
+    assert "The base of the triangle." in request.prompt  # the parameters' descriptions, as plain prompting shows them
 
 
 def test_the_harness_reads_a_fenced_call_after_a_sentence_as_qwen_writes_it():
@@ -168,6 +169,7 @@ def test_the_sample_is_seeded_grows_by_extension_and_leaves_out_the_dev_slice():
     ten = [entry.id for entry in sample("parallel", 10, seed=2026)]
     assert ten == [entry.id for entry in sample("parallel", 10, seed=2026)] and len(set(ten)) == 10
     assert [entry.id for entry in sample("parallel", 4, seed=2026)] == ten[:4] and not dev & set(ten)
+    assert [entry.id for entry in sample("parallel", 4, seed=2026, skip=2)] == ten[2:4]
     assert ten != [entry.id for entry in sample("parallel", 10, seed=7)]
     assert len(sample("live_relevance", 100, seed=2026)) == len(entries("live_relevance")) - DEV_SLICE
 

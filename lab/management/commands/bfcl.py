@@ -39,6 +39,7 @@ class Command(BaseCommand):
         parser.add_argument("--sample", type=int, default=None,
                             help="N entries of each category drawn at random outside the dev slice (the first 5)")
         parser.add_argument("--seed", type=int, default=2026, help="the sample's seed (default 2026)")
+        parser.add_argument("--skip", type=int, default=0, help="leave out the sample's first N (entries looked at)")
         parser.add_argument("--budget-s", type=float, default=None, help="start no new entry after this many seconds")
         parser.add_argument("--out", default="var/bfcl")
 
@@ -60,7 +61,7 @@ class Command(BaseCommand):
         try:
             spec = model_registry.model_spec(options["model"])
             chosen = [entry for name in options["categories"].split(",") if name.strip()
-                      for entry in (sample(name.strip(), options["sample"], seed=options["seed"])
+                      for entry in (sample(name.strip(), options["sample"], seed=options["seed"], skip=options["skip"])
                                     if options["sample"] else entries(name.strip(), limit=options["limit"]))]
         except (model_registry.ModelError, BfclDataError) as exc:
             raise CommandError(str(exc)) from exc
