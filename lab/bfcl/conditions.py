@@ -4,6 +4,8 @@
   with the functions as JSON), the entry's messages, free text decoded by BFCL's rules.
 - ``harness``: the harness in the model's own tool-calling format (``lab.bfcl.native_harness``);
   ``harness-tag`` the same with calls only in the template's tag (no fenced JSON).
+- ``harness-select``: classify, then extract (``lab.bfcl.select_harness``): an enum step chooses the
+  calls (or none), then only those calls are written, in the model's own format.
 - ``harness-json``: the first harness, kept to compare: seed 002's harness, in the parts that apply to a fixed function list: a lexical
   shortlist (the ``SHORTLIST`` functions whose names and descriptions share most words with the
   question, when there are more), the output constrained to a JSON schema of the shortlisted
@@ -24,7 +26,7 @@ from inference.base import InferenceBackend, InferenceError, ModelRequest, Role
 from lab.bfcl.checker import DecodeError, decode_calls
 from lab.bfcl.data import Entry
 
-CONDITIONS = ("plain", "harness", "harness-tag", "harness-json")
+CONDITIONS = ("plain", "harness", "harness-tag", "harness-select", "harness-json")
 MAX_TOKENS = 400
 SHORTLIST = 4
 # BFCL's default system prompt for prompting models (bfcl_eval/constants/default_prompts.py).

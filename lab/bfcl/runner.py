@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from inference.base import InferenceBackend
-from lab.bfcl import conditions, native_harness
+from lab.bfcl import conditions, native_harness, select_harness
 from lab.bfcl.checker import score
 from lab.bfcl.conditions import Answer
 from lab.bfcl.data import Entry
@@ -30,6 +30,10 @@ def answerer(condition: str, *, chat_template: str | None) -> Answerer:
         if chat_template is None:
             raise ValueError("The harness needs the model's chat template (a GGUF model).")
         return functools.partial(native_harness.harness, chat_template=chat_template, fenced=condition == "harness")
+    if condition == "harness-select":
+        if chat_template is None:
+            raise ValueError("The harness needs the model's chat template (a GGUF model).")
+        return functools.partial(select_harness.harness_select, chat_template=chat_template)
     return {"plain": conditions.plain, "harness-json": conditions.harness_json}[condition]
 
 

@@ -227,7 +227,7 @@ def test_the_command_says_what_is_wrong(tmp_path):
         call_command("bfcl", "report", "--out", str(tmp_path))
     with pytest.raises(CommandError, match="run needs --model"):
         call_command("bfcl", "run", "--out", str(tmp_path))
-    with pytest.raises(CommandError, match="--conditions are some of: plain, harness, harness-tag, harness-json"):
+    with pytest.raises(CommandError, match="--conditions are some of: plain, harness, harness-tag, harness-select, harness-json"):
         call_command("bfcl", "run", "--model", "smollm2-135m", "--conditions", "greedy", "--out", str(tmp_path))
     with pytest.raises(CommandError, match="--limit .* or --sample .*, not both"):
         call_command("bfcl", "run", "--model", "smollm2-135m", "--limit", "2", "--sample", "2", "--out", str(tmp_path))

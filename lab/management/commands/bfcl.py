@@ -65,7 +65,7 @@ class Command(BaseCommand):
                                     if options["sample"] else entries(name.strip(), limit=options["limit"]))]
         except (model_registry.ModelError, BfclDataError) as exc:
             raise CommandError(str(exc)) from exc
-        chat_template = _chat_template(spec) if {"harness", "harness-tag"} & set(conditions) else None
+        chat_template = _chat_template(spec) if {"harness", "harness-tag", "harness-select"} & set(conditions) else None
         backend = model_registry.backend_for(spec, n_ctx=N_CTX)
         try:
             backend.warm_up()  # a model that cannot load stops here, not as an error on every entry
