@@ -1,8 +1,8 @@
 """Classify, then extract (the ``harness-select`` condition): seed 003's split of a call into two steps.
 
 1. **Select.** A short chat turn decoded under a JSON schema: the calls the request needs, one item
-   per call: a short label of what that call does, then a value of one enum (the shortlisted names
-   and ``"none"``). The model chooses among names it is shown; it cannot write a call here.
+   per call, each a value of one enum (the shortlisted names and ``"none"``) with a short label of
+   what that call is for. The model chooses among names it is shown; it cannot write a call here.
 2. **Extract.** The chosen functions are declared in the model's own chat template (Qwen2.5: the
    ``<tools>`` block), and the answer is decoded under a grammar that is exactly the planned calls,
    in order, each a ``<tool_call>`` whose JSON fits its function (name fixed, arguments to the
@@ -26,34 +26,29 @@ from lab.bfcl.data import Entry
 from lab.bfcl.native_harness import STOP, arguments_schema, parse, problems, tool_declaration
 
 MAX_CALLS = 6  # the most calls a plan may hold; BFCL's parallel entries ask for two to four
-LABEL = 40  # the longest label of a planned call
+LABEL = 60  # the longest label of a planned call
 SELECT_TOKENS = 200
 NONE = "none"
 SELECT_SYSTEM = (
     "You decide which functions a request needs; you do not call them. The functions:\n{functions}\n"
     "- none: no function above can do what the request asks.\n"
-    "List the calls the request needs, one item per call: for (what that one call does, in a few words), then "
-    "function (the function that does it). A request that asks the same thing for several items needs one call "
-    "per item. If no function can do what the request asks, the function is \"none\".\n"
-    "Example: for \"Weather in Paris and Rome?\" with a function get_weather, the answer is "
-    "{{\"calls\":[{{\"for\":\"weather in Paris\",\"function\":\"get_weather\"}},"
-    "{{\"for\":\"weather in Rome\",\"function\":\"get_weather\"}}]}}; for \"Book a taxi\" it is "
-    "{{\"calls\":[{{\"for\":\"book a taxi\",\"function\":\"none\"}}]}}."
+    "List the calls the request needs, one item per call: the function, and for: what that call is for, in a "
+    "few words. A request that asks the same thing for several items (two cities, three numbers) needs one call "
+    "per item. If no function can do what the request asks, answer one item with the function \"none\"."
 )
 EXTRACT_SYSTEM = "Make exactly these calls, in this order, with the values the request gives: {plan}."
 
 
 def plan_schema(functions: list[dict[str, Any]]) -> dict[str, Any]:
-    """The select step's output: ``{"calls": [{"for": label, "function": a shortlisted name or "none"}, ...]}``.
+    """The select step's output: ``{"calls": [{"function": a shortlisted name or "none", "for": label}, ...]}``.
 
     "none" is one more value of the same enum, so declining is a choice among names, not a structural
-    token (the JSON harness's empty list was taken greedily where a call was needed). The label comes
-    first: the model says what each call does before it picks the function that does it, and the
-    calls are counted over the things the request names.
+    token (the JSON harness's empty list was taken greedily where a call was needed). The label says
+    what each call is for, so the number of calls is counted over the things the request names.
     """
-    item = {"type": "object", "additionalProperties": False, "required": ["for", "function"],
-            "properties": {"for": {"type": "string", "maxLength": LABEL},
-                           "function": {"enum": [*(f["name"] for f in functions), NONE]}}}
+    item = {"type": "object", "additionalProperties": False, "required": ["function", "for"],
+            "properties": {"function": {"enum": [*(f["name"] for f in functions), NONE]},
+                           "for": {"type": "string", "maxLength": LABEL}}}
     return {"type": "object", "additionalProperties": False, "required": ["calls"],
             "properties": {"calls": {"type": "array", "items": item, "minItems": 1, "maxItems": MAX_CALLS}}}
 
