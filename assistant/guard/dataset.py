@@ -18,7 +18,8 @@ EVAL_SET = DATA_DIR / "guard_eval.json"
 # v4: hand-written sentences (lab/guard/corpus, scripts/guard_corpus_v4.py), apart from every held-out set.
 TRAIN_SETS = (TRAIN_SET, DATA_DIR / "guard_v2_train.json", DATA_DIR / "guard_v4_train.json")
 DEV_SET = DATA_DIR / "guard_v2_dev.json"
-DEV_SETS = (DEV_SET, DATA_DIR / "guard_v4_dev.json")
+# v5: hand-written for development only (lab/guard/corpus_dev, scripts/guard_corpus_v5.py): alarming shop talk.
+DEV_SETS = (DEV_SET, DATA_DIR / "guard_v4_dev.json", DATA_DIR / "guard_v5_dev.json")
 EVAL_V2_SET = DATA_DIR / "guard_v2_eval.json"
 CHALLENGE_SET = DATA_DIR / "guard_v2_challenge.json"
 EVAL_V3_SET = DATA_DIR / "guard_v3_eval.json"
