@@ -146,6 +146,42 @@ def _band_capped(items: Sequence[GuardItem], scores: np.ndarray, max_llm_share: 
     return BandChoice(low, high, errors, calls, calls)
 
 
+def band_judged(
+    items: Sequence[GuardItem], scores: np.ndarray, verdicts: Mapping[str, bool], *, max_llm_share: float,
+    owner_fp_cost: float = OWNER_DATA_FP_COST,
+) -> BandChoice:
+    """The band from development scores and the judge's own answers on the same requests.
+
+    ``band_calibrate`` counts the judge right inside the band; here each request in the band is
+    decided by what the judge answered on it (``verdicts``: item id -> unsafe). Of the bands that
+    send at most ``max_llm_share`` of the requests to the judge and hold no request without an
+    answer, the cheapest: a blocked owner sentence (by the classifier above the band or the judge
+    inside it) costs ``owner_fp_cost`` errors, any other wrong decision one; fewer judge calls on a
+    tie. Owner speech strictly first would be no calibration: with a judge that refuses owner
+    speech, the only band without an owner false positive passes nearly every unsafe request.
+    ``errors`` counts every wrong decision, owner speech once.
+    """
+    unsafe = np.array([i.unsafe for i in items])
+    owner = np.array([i.owner_speech for i in items])
+    answered = np.array([i.id in verdicts for i in items])
+    judged = np.array([verdicts.get(i.id, False) for i in items])
+    best: tuple[float, int, float, float, float] | None = None
+    for high in GRID:
+        for low in (g for g in GRID if g < high):
+            band = (scores > low) & (scores < high)
+            if band.sum() > max_llm_share * len(items) or (band & ~answered).any():
+                continue
+            blocked = (scores >= high) | (band & judged)
+            errors = float((blocked != unsafe).sum())
+            cost = errors + (owner_fp_cost - 1) * float((blocked & owner).sum())
+            if best is None or (cost, int(band.sum())) < best[:2]:
+                best = (cost, int(band.sum()), low, high, errors)
+    if best is None:
+        raise ValueError("No band fits: the judge answered none of the requests near the classifier's boundary.")
+    _, calls, low, high, errors = best
+    return BandChoice(low, high, errors, calls, 0)
+
+
 def injection_threshold(safe_scores: Sequence[float]) -> float:
     """The lowest NanoGuard threshold that no safe development request reaches (1.0: never block)."""
     top = max(safe_scores, default=0.0)

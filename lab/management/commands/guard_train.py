@@ -3,7 +3,7 @@
 Trains on guard_train.json, guard_v2_train.json and guard_v4_train.json: first the top layers of
 the guard's MiniLM (``lab/guard/finetune.py``, ``weights/encoder_top.safetensors``), then the
 logistic regression on the fine-tuned embeddings. The thresholds are chosen on development data
-only: the separate dev sets (guard_v2_dev.json, guard_v4_dev.json; with ``--no-finetune`` also
+only: the separate dev sets (guard_v2_dev.json, guard_v4_dev.json, guard_v5_dev.json; with ``--no-finetune`` also
 out-of-fold scores on the training sets, which a fine-tuned encoder has seen). Zero false
 positives on owner speech first (the classifier alone blocks only above every safe dev request),
 then recall. The evaluation and challenge sets are never read here.
@@ -32,6 +32,7 @@ from lab.guard.training import (
     JUDGE_VERDICTS,
     band_calibrate,
     band_choose,
+    band_judged,
     injection_threshold,
     reply_threshold,
     verdicts_load,
@@ -63,6 +64,15 @@ class Command(BaseCommand):
             help="The LLM judge's saved answers on the training set (guard_eval --save-verdicts), for the band.",
         )
         parser.add_argument(
+            "--calibrate-only", action="store_true",
+            help="Keep the shipped encoder and regression; choose the band again on dev with the judge's own "
+                 "dev answers (--judge-dev).",
+        )
+        parser.add_argument(
+            "--judge-dev", action="append", default=[],
+            help="The judge's saved answers on a dev set (guard_eval --layers llm --save-verdicts; repeatable).",
+        )
+        parser.add_argument(
             "--injection",
             action="store_true",
             help="Also re-tune the NanoGuard threshold on the safe training requests (about a minute more).",
@@ -80,6 +90,9 @@ class Command(BaseCommand):
             )
         items = [item for p in paths for item in items_load(p)]
         dev = [item for p in dev_paths if p.is_file() for item in items_load(p)]
+        if options["calibrate_only"]:
+            self._recalibrate(dev, dev_paths, [Path(p) for p in options["judge_dev"]])
+            return
         finetuned = self._encoder(items, finetune=not options["no_finetune"])
         x = item_features(items)
         scores = cross_val_scores(items, x)
@@ -124,6 +137,31 @@ class Command(BaseCommand):
         self.stdout.write(
             f"wrote {CLASSIFIER_WEIGHTS} ({CLASSIFIER_WEIGHTS.stat().st_size // 1024} KiB) and {THRESHOLDS_FILE} "
             f"in {time.perf_counter() - started:.0f} s"
+        )
+
+    def _recalibrate(self, dev, dev_paths: list[Path], judge_files: list[Path]) -> None:
+        """The band again, on dev with the judge's dev answers; the weights and other thresholds stay."""
+        from assistant.guard.classifier import ClassifierLayer
+
+        if not judge_files:
+            raise CommandError("--calibrate-only needs the judge's dev answers: --judge-dev FILE (guard_eval --save-verdicts).")
+        verdicts = {key: unsafe for path in judge_files for key, unsafe in verdicts_load(path).items()}
+        requests = [item for item in dev if item.reply is None]
+        scores = ClassifierLayer().weights.unsafe_scores(item_features(requests))[0]  # as the guard reads them
+        band = band_judged(requests, scores, verdicts, max_llm_share=self.max_llm_share)
+        current = Thresholds.load()
+        data = json.loads(THRESHOLDS_FILE.read_text())
+        data.update(safe_below=round(band.safe_below, 3), unsafe_above=round(band.unsafe_above, 3))
+        data["band"] = {
+            "dev_set": ", ".join(p.name for p in dev_paths), "judge_answers": len(verdicts),
+            "requests": len(requests), "llm_calls": band.llm_calls, "errors_with_judge": band.errors,
+            "before": [current.safe_below, current.unsafe_above],
+        }
+        THRESHOLDS_FILE.write_text(json.dumps(data, indent=2) + "\n")
+        self.stdout.write(
+            f"band on {len(requests)} dev requests with the judge's answers: safe at or below {band.safe_below}, "
+            f"unsafe at or above {band.unsafe_above} (was {current.safe_below} / {current.unsafe_above}); "
+            f"{band.llm_calls} to the judge, {band.errors:.0f} errors"
         )
 
     def _encoder(self, items, *, finetune: bool) -> dict | None:
