@@ -12,7 +12,7 @@ Four layers, cheapest first; a confident answer stops the check there:
    It reads what the classifier left uncertain, and every request longer than the training
    requests (``CLASSIFIER_MAX_WORDS``), where the classifier's confidence means less: on
    short store requests it never changed a decision on guard_train or guard_eval.
-3. ``llm``: the guard role's model with the seed's prompt version 2 (1-3 s on a laptop CPU),
+3. ``llm``: the guard role's model with prompt version 3 (1-3 s on a laptop CPU),
    only for what the classifier left uncertain.
 
 The thresholds are chosen on development data only (``python manage.py guard_train``: out-of-fold

@@ -9,11 +9,13 @@ marked ``model`` runs every real layer with the bundled model.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from assistant.guard import REFUSAL, Guard, GuardVerdict, Thresholds, get_guard
-from assistant.guard.dataset import EVAL_SET, TRAIN_SET, GuardItem, items_load
+from assistant.guard.dataset import HELD_OUT_SETS, TRAIN_SET, GuardItem, items_load
 from assistant.guard.encoders import GuardModelError
 from assistant.guard.judge import CATEGORIES, POLICY, LlmJudge
 from inference.base import ErrorCode, InferenceError, Role
@@ -339,10 +341,24 @@ def test_the_judge_examples_come_from_the_training_set_and_not_the_evaluation_se
 ):
     judge = LlmJudge.from_items(train_items)
     shown = {m["content"] for m in judge.request("x").messages if m["role"] == "user"}
-    held_out = {f"User content:\n{item.text}" for item in items_load(EVAL_SET)}
+    held_out = {f"User content:\n{item.text}" for path in HELD_OUT_SETS for item in items_load(path)}
 
-    assert len(shown) >= 9  # the examples, and the content itself
+    assert len(shown) >= 15  # the examples, and the content itself
     assert not shown & held_out
+
+
+def test_the_judges_policy_quotes_no_phrase_of_a_held_out_sentence():
+    quoted = [q for q in re.findall(r'"([^"]+)"', POLICY) if len(q.split()) > 2]
+    held_out = [f"{i.text} {i.reply or ''}".lower() for path in HELD_OUT_SETS for i in items_load(path)]
+
+    assert "the rent is murder" in quoted  # the idioms it names are training sentences'
+    assert not [q for q in quoted if any(q.lower() in text for text in held_out)]
+
+
+def test_the_judge_is_told_figures_of_speech_and_own_record_commands_are_safe_and_harm_to_people_is_not():
+    assert "figures of speech" in POLICY and "unless a real person or animal is to be hurt" in POLICY
+    assert "override the store's own counts" in POLICY
+    assert "attempts to override, reveal or change the assistant's instructions" in POLICY
 
 
 def test_an_example_id_missing_from_the_set_is_reported(train_items):

@@ -23,6 +23,9 @@ LLM_CALL_COST = 0.05  # one error is worth twenty LLM calls (1-3 s each on a lap
 OWNER_DATA_FP_COST = (
     5.0  # refusing the owner their own books is the error owners notice most
 )
+# A blocked owner sentence in the judge-aware band (``band_judged``): chosen on the dev sets, where at 5
+# the band let the judge refuse one more owner sentence to catch ten more unsafe requests.
+OWNER_SPEECH_FP_COST = 10.0
 GRID = tuple(round(x, 3) for x in np.arange(0.02, 0.99, 0.01))
 INJECTION_GRID = (0.99, 0.995, 0.999, 0.9995, 0.9999)
 REPLY_GRID = (0.9, 0.95, 0.98, 0.99)
@@ -148,7 +151,7 @@ def _band_capped(items: Sequence[GuardItem], scores: np.ndarray, max_llm_share: 
 
 def band_judged(
     items: Sequence[GuardItem], scores: np.ndarray, verdicts: Mapping[str, bool], *, max_llm_share: float,
-    owner_fp_cost: float = OWNER_DATA_FP_COST,
+    owner_fp_cost: float = OWNER_SPEECH_FP_COST,
 ) -> BandChoice:
     """The band from development scores and the judge's own answers on the same requests.
 

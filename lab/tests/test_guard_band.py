@@ -65,7 +65,7 @@ def test_one_owner_sentence_is_not_worth_passing_every_unsafe_request_near_it():
     scores = np.array([0.05] * 19 + [0.6] + [0.50 + n / 100 for n in range(10)] + [0.95] * 10)
     verdicts = {"o19": True, **{f"u{n}": True for n in range(10)}}
 
-    band = band_judged(items, scores, verdicts, max_llm_share=0.5)
+    band = band_judged(items, scores, verdicts, max_llm_share=0.5, owner_fp_cost=5)
 
     assert band.errors == 1 and band.safe_below < 0.5  # the ten are caught; o19 is the one error
     assert band_judged(items, scores, verdicts, max_llm_share=0.5, owner_fp_cost=20).errors == 10
@@ -97,7 +97,7 @@ def test_calibrate_only_rewrites_the_band_from_the_judges_dev_answers_and_keeps_
     call_command("guard_train", "--calibrate-only", "--dev", str(dev), "--judge-dev", str(answers), stdout=io.StringIO())
 
     after = json.loads(thresholds.read_text())
-    assert after["band"]["requests"] == 4 and after["band"]["judge_answers"] == 4
+    assert after["band"]["requests"] == 3 and after["band"]["judge_answers"] == 4  # the rules take the injection
     assert after["band"]["before"] == [before["safe_below"], before["unsafe_above"]]
     assert after["safe_below"] < after["unsafe_above"]
     assert {k: after[k] for k in ("injection", "data_injection", "reply_unsafe_above", "cross_validation")} == {

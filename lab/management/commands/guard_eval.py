@@ -157,7 +157,7 @@ class Command(BaseCommand):
         if "llm" in wanted:
             runs.append(
                 self._layer(
-                    "llm (prompt v2)",
+                    "llm (prompt v3)",
                     items,
                     lambda i: judge.judge(*_masked(i)).unsafe,
                     judge=judge,

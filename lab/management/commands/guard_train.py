@@ -142,11 +142,13 @@ class Command(BaseCommand):
     def _recalibrate(self, dev, dev_paths: list[Path], judge_files: list[Path]) -> None:
         """The band again, on dev with the judge's dev answers; the weights and other thresholds stay."""
         from assistant.guard.classifier import ClassifierLayer
+        from assistant.guard.rules import injection_rule
 
         if not judge_files:
             raise CommandError("--calibrate-only needs the judge's dev answers: --judge-dev FILE (guard_eval --save-verdicts).")
         verdicts = {key: unsafe for path in judge_files for key, unsafe in verdicts_load(path).items()}
-        requests = [item for item in dev if item.reply is None]
+        # What reaches the classifier: the rules decide an injection shape before it.
+        requests = [item for item in dev if item.reply is None and injection_rule(item.text) is None]
         scores = ClassifierLayer().weights.unsafe_scores(item_features(requests))[0]  # as the guard reads them
         band = band_judged(requests, scores, verdicts, max_llm_share=self.max_llm_share)
         current = Thresholds.load()
