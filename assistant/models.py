@@ -135,3 +135,28 @@ class RegressionCase(models.Model):
             "expect": dict(self.expect), "store": dict(self.store), "mode": self.mode,
             **({"note": self.note} if self.note else {}),
         }
+
+
+class TaughtPhrase(models.Model):
+    """A request the store's owner taught the fast path: next time, words like these are this action.
+
+    Made from a turn in the assistant's history (``assistant.matcher.taught.teach``): the words as
+    said, the form the matcher compares (``head_text``: normalised, product words masked) and the
+    router action the owner chose. Only this store's matcher reads it (row-level security fences it
+    like every table with a store).
+    """
+
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="+")
+    said = models.CharField(max_length=500, help_text="The owner's words, as the turn heard them.")
+    text = models.CharField(max_length=500, help_text="The words as the matcher compares them (products masked).")
+    action = models.CharField(max_length=40, help_text="The router action these words mean in this store.")
+    source_turn = models.PositiveBigIntegerField(null=True, blank=True, help_text="The audit turn it was taught from.")
+    taught_by = models.CharField(max_length=120, help_text="Who taught it (user:<id>).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["store", "text"], name="taught_phrase_unique_store_text")]
+
+    def __str__(self) -> str:
+        return f"{self.said!r} -> {self.action}"

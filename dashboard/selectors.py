@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Case, Count, F, FloatField, Prefetch, Q, TextField, Value, When
 from django.db.models.functions import Cast, Greatest, Lower
 
+from assistant.models import TaughtPhrase
 from audit.models import Record, Turn
 from ledger import selectors as ledger_selectors
 from ledger.models import (
@@ -211,14 +212,17 @@ class Conversation:
 
 def turn_history(*, store: Store, before: int | None = None, limit: int = TURNS_LIMIT) -> tuple[list[Conversation], int | None]:
     """The store's latest turns grouped by conversation (most recent conversation first), each turn
-    with its tool calls as ``turn.tool_calls``; and the id to page back from (None at the start).
+    with its tool calls as ``turn.tool_calls`` and its router decision, if any, as ``turn.routes``
+    (the "route" event: matcher or model); and the id to page back from (None at the start).
     """
     turns_q = Turn.objects.filter(store=store)
     if before is not None:
         turns_q = turns_q.filter(pk__lt=before)
     tool_calls = Record.objects.filter(store=store, kind=Record.Kind.TOOL_CALL).order_by("created_at", "id")
+    routes = Record.objects.filter(store=store, kind=Record.Kind.EVENT, name="route").order_by("id")
     turns = list(
-        turns_q.order_by("-id").prefetch_related(Prefetch("records", queryset=tool_calls, to_attr="tool_calls"))[: limit + 1]
+        turns_q.order_by("-id").prefetch_related(Prefetch("records", queryset=tool_calls, to_attr="tool_calls"),
+                                                 Prefetch("records", queryset=routes, to_attr="routes"))[: limit + 1]
     )
     older = turns[limit - 1].pk if len(turns) > limit else None
     turns = turns[:limit]
@@ -228,3 +232,20 @@ def turn_history(*, store: Store, before: int | None = None, limit: int = TURNS_
     for conversation in conversations.values():
         conversation.turns.reverse()
     return list(conversations.values()), older
+
+
+TAUGHT_LIMIT = 200
+
+
+def taught_phrases(*, store: Store, limit: int = TAUGHT_LIMIT) -> list[TaughtPhrase]:
+    """The phrases the store's owner taught the fast path, newest first."""
+    return list(TaughtPhrase.objects.filter(store=store).order_by("-id")[:limit])
+
+
+def router_actions(*, store: Store) -> list[dict[str, str]]:
+    """The store's business type's router actions (name and description), for teaching a turn."""
+    from assistant.modes.router.prompt import router_pack
+    from packs.source import store_pack_key
+
+    return [{"name": spec["name"], "description": str(spec.get("description", ""))}
+            for spec in router_pack(store_pack_key(store)).actions]

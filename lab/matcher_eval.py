@@ -61,13 +61,16 @@ def _score(item: RoutingItem, request: Request, *, head: Any, vector: np.ndarray
 
 
 def score_set(items: Sequence[RoutingItem], *, business_type: str, catalog: Any, lexicon: Any,
-              cross_validate: bool = False) -> list[MatcherScore]:
-    """Score every item; with ``cross_validate`` each development item is judged by a head fitted without it."""
+              cross_validate: bool = False, taught: Any = None) -> list[MatcherScore]:
+    """Score every item; with ``cross_validate`` each development item is judged by a head fitted without it.
+
+    ``taught``: a ``TaughtSet`` the store's owner would have taught (``lab.taught_eval``).
+    """
     from assistant.matcher.training import head_text
 
     examples = classifier.training_examples(business_type)
-    requests = [Request(business_type=business_type, words=normalize(item.say, lexicon), catalog=catalog, lexicon=lexicon)
-                for item in items]
+    requests = [Request(business_type=business_type, words=normalize(item.say, lexicon), catalog=catalog, lexicon=lexicon,
+                        taught=taught) for item in items]
     texts = [head_text(r.words.text, ground(r.words.text, catalog=catalog, lexicon=lexicon)) for r in requests]
     vectors = classifier.embed_cached(texts)
     heads: list[Any] = [classifier.head_for(business_type)] * len(items)

@@ -90,14 +90,19 @@ def head_for(business_type: str) -> Head:
         return head
 
 
-def action_probabilities(business_type: str, text: str, *, head: Head | None = None,
-                         vector: np.ndarray | None = None) -> dict[str, float]:
-    """Each action's probability for ``text`` (``head_text``'s form; ``head``/``vector``: for evaluation)."""
+def embed_one(text: str) -> np.ndarray:
+    """The unit embedding of one request's ``head_text``."""
     from assistant.guard.encoders import embed
 
+    return np.asarray(embed([text]), dtype=np.float32)[0]
+
+
+def action_probabilities(business_type: str, text: str, *, head: Head | None = None,
+                         vector: np.ndarray | None = None) -> dict[str, float]:
+    """Each action's probability for ``text`` (``head_text``'s form; ``vector``: its embedding, if made already)."""
     head = head or head_for(business_type)
     if vector is None:
-        vector = np.asarray(embed([text]), dtype=np.float32)[0]
+        vector = embed_one(text)
     row = head.probabilities(vector.reshape(1, -1))[0]
     return dict(zip(head.classes, (float(p) for p in row), strict=True))
 

@@ -1,6 +1,8 @@
 """Match one request to the router's intent without the router model, or decline.
 
-Two sources, in order:
+Three sources, in order:
+0. phrases this store's owner taught it (``taught.py``), when the request's words are nearly the
+   same as one (confidence: their similarity);
 1. the pack's templates (``templates.py``): a template that covers the words whole, whose
    ``{item}`` words name a product of this store (or, for a product question, a product the store
    does not carry) and whose ``{group}`` words name a group; confidence 1.0;
@@ -28,6 +30,7 @@ from assistant.modes.router.actions import Decision
 if TYPE_CHECKING:
     from assistant.grounding import Catalog, Grounding
     from assistant.lexicon import Lexicon
+    from assistant.matcher.taught import TaughtSet
     from assistant.normalize import Normalized
 
 REPEAT_LAST = "repeat_last"
@@ -42,7 +45,7 @@ class Match:
 
     decision: Decision
     confidence: float
-    source: str  # "template", "context", "embedding" or "computed" (a conversion or a sum, see ``quantities``)
+    source: str  # "taught", "template", "context", "embedding" or "computed" (a conversion or a sum, see ``quantities``)
     weak: bool = False  # the head answered although grounding is weak (see ``fit``)
 
     def as_dict(self) -> dict[str, Any]:
@@ -59,6 +62,7 @@ class Request:
     lexicon: Lexicon
     last_action: str = ""
     last_product: str = ""
+    taught: TaughtSet | None = None  # the store's taught phrases (``taught.taught_for``)
 
 
 def _takes_item(business_type: str, action: str) -> bool:
@@ -189,7 +193,7 @@ def fit(action: str, words: Normalized, grounding: Grounding) -> str | None:
     return "weak" if grounding.unknown else "agrees"
 
 
-def _stable(request: Request, found: Match) -> bool:
+def stable(request: Request, found: Match) -> bool:
     """Whether the router's code-side corrections keep the matcher's action.
 
     When code would read the words differently (an "order" without words asking to order, a
@@ -212,7 +216,8 @@ def match_request(request: Request, *, head: Any = None, vector: Any = None,
     ``head``, ``vector`` (a fitted head, the embedding of the words' ``head_text``) and the
     thresholds (instead of the pack's) are for evaluation.
     """
-    from assistant.matcher.classifier import action_probabilities, embedding_match
+    from assistant.matcher.classifier import action_probabilities, embed_one, embedding_match
+    from assistant.matcher.taught import taught_match
     from assistant.matcher.training import head_text
     from assistant.quantities import computed_answer
 
@@ -221,18 +226,23 @@ def match_request(request: Request, *, head: Any = None, vector: Any = None,
         return None
     if computed_answer(request.words.text) is not None:  # a conversion or a sum: code answers it exactly
         return Match(decision=Decision(action="general"), confidence=1.0, source="computed")
-    found = template_match(request)
-    if found is None or found.source != "context":
-        grounding = ground(request.words.text, catalog=request.catalog, lexicon=request.lexicon,
-                           last_product=request.last_product or None)
-        probabilities = action_probabilities(request.business_type, head_text(request.words.text, grounding),
-                                             head=head, vector=vector)
-        if found is None:
-            found = embedding_match(request, probabilities=probabilities, grounding=grounding,
-                                    threshold=pack.threshold if threshold is None else threshold,
-                                    weak_threshold=pack.weak_threshold if weak_threshold is None else weak_threshold)
-        elif probabilities.get(found.decision.action, 0.0) < pack.agreement:
-            return None
-    if found is None or not _stable(request, found):
+    grounding = ground(request.words.text, catalog=request.catalog, lexicon=request.lexicon,
+                       last_product=request.last_product or None)
+    text = head_text(request.words.text, grounding)
+    found = None
+    if request.taught is not None:
+        vector = embed_one(text) if vector is None else vector
+        found = taught_match(request, taught=request.taught, vector=vector, grounding=grounding)
+    if found is None:
+        found = template_match(request)
+        if found is None or found.source != "context":
+            probabilities = action_probabilities(request.business_type, text, head=head, vector=vector)
+            if found is None:
+                found = embedding_match(request, probabilities=probabilities, grounding=grounding,
+                                        threshold=pack.threshold if threshold is None else threshold,
+                                        weak_threshold=pack.weak_threshold if weak_threshold is None else weak_threshold)
+            elif probabilities.get(found.decision.action, 0.0) < pack.agreement:
+                return None
+    if found is None or not stable(request, found):
         return None
     return found

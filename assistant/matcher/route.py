@@ -32,17 +32,21 @@ def fast_path_enabled() -> bool:
 
 
 def fast_path(*, business_type: str, words: Normalized, catalog: Catalog, lexicon: Lexicon,
-              last_action: str | None = "", last_product: str | None = "", enabled: bool | None = None) -> Match | None:
+              last_action: str | None = "", last_product: str | None = "", store_id: int | None = None,
+              enabled: bool | None = None) -> Match | None:
     """The matcher's intent when the fast path is on and sure of it; None sends the request to the model.
 
-    ``enabled`` overrides ``SHELFWISE_FAST_PATH`` (for evaluation commands that compare both).
+    ``store_id``: whose taught phrases it reads (``taught.py``); ``enabled`` overrides
+    ``SHELFWISE_FAST_PATH`` (for evaluation commands that compare both).
     """
     if not (fast_path_enabled() if enabled is None else enabled):
         return None
     from assistant.guard.encoders import GuardModelError
+    from assistant.matcher.taught import taught_for
 
     request = Request(business_type=business_type, words=words, catalog=catalog, lexicon=lexicon,
-                      last_action=last_action or "", last_product=last_product or "")
+                      last_action=last_action or "", last_product=last_product or "",
+                      taught=taught_for(store_id) if store_id is not None else None)
     try:
         return match_request(request)
     except GuardModelError as exc:  # the model still answers; say why the fast path did not

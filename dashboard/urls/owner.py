@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard.views import alerts, catalog, owner, sales, till
+from dashboard.views import alerts, catalog, owner, sales, teach, till
 
 app_name = "owner"
 
@@ -29,6 +29,8 @@ urlpatterns = [
     path("reports/", owner.reports, name="reports"),
     path("reports/send", owner.report_send, name="report-send"),
     path("assistant/", owner.assistant_history, name="assistant"),
+    path("assistant/turns/<int:turn_id>/teach", teach.turn_teach, name="turn-teach"),
+    path("assistant/taught/<int:phrase_id>/forget", teach.taught_forget, name="taught-forget"),
     path("alerts/", alerts.alerts_page, name="alerts"),
     path("alerts/<int:alert_id>/ack", alerts.alert_ack, name="alert-ack"),
     path("alerts/<int:alert_id>/snooze", alerts.alert_snooze, name="alert-snooze"),

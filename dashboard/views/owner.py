@@ -407,8 +407,11 @@ def assistant_history(request: HttpRequest) -> HttpResponse:
     before = request.GET.get("before")
     before_id = int(before) if before and before.isdigit() and len(before) < 19 else None
     conversations, older = selectors.turn_history(store=request.store, before=before_id)
+    owner = _is_owner(request)
     return render(
         request,
         "dashboard/assistant_history.html",
-        {"section": "assistant", "conversations": conversations, "older": older, "paged": before_id is not None},
+        {"section": "assistant", "conversations": conversations, "older": older, "paged": before_id is not None,
+         "is_owner": owner, "actions": selectors.router_actions(store=request.store) if owner else (),
+         "taught": selectors.taught_phrases(store=request.store)},
     )

@@ -59,7 +59,8 @@ class RouterMode:
     def handle(self, ctx: TurnContext) -> ModeOutcome:
         pack = prompts.router_pack(store_pack_key(ctx.store))
         matched = fast_path(business_type=pack.business_type, words=ctx.words, catalog=ctx.catalog,
-                            lexicon=ctx.lexicon, last_action=ctx.state.last_action, last_product=ctx.state.last_product)
+                            lexicon=ctx.lexicon, last_action=ctx.state.last_action, last_product=ctx.state.last_product,
+                            store_id=ctx.store.pk)
         route = {"decided_by": DecidedBy.MATCHER if matched else DecidedBy.MODEL,
                  **(matched.as_dict() if matched else {})}
         if matched is not None:
@@ -255,7 +256,8 @@ def route_request(*, store, text: str, last_product: str = "", last_action: str 
     )
     pack = prompts.router_pack(store_pack_key(store))
     matched = fast_path(business_type=pack.business_type, words=words, catalog=catalog, lexicon=lexicon,
-                        last_action=last_action, last_product=last_product, enabled=True) if fast else None
+                        last_action=last_action, last_product=last_product, store_id=store.pk,
+                        enabled=True) if fast else None
     decision = matched.decision if matched is not None else RouterMode().decide(ctx, pack)
     grounding = None
     if decision is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from lab.bench.report import rate_text
@@ -36,6 +37,8 @@ class Command(BaseCommand):
                             help="The second development set: never trained on, it chose the thresholds.")
         parser.add_argument("--png", default=None, help="Draw the coverage-vs-precision curve to this PNG.")
         parser.add_argument("--business-type", default="grocery")
+        parser.add_argument("--taught", action="store_true",
+                            help="Measure taught phrases instead: teach one set with its gold actions, score another.")
 
     def handle(self, *args, **options) -> None:
         from assistant.grounding import Catalog
@@ -62,6 +65,9 @@ class Command(BaseCommand):
         try:
             catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
             common = {"business_type": business_type, "catalog": catalog, "lexicon": lexicon}
+            if options["taught"]:
+                self._taught(dev, second, held_out, pack=pack, common=common)
+                return
             scored = {
                 "development (CV)": (f"{Path(options['dev']).name} (10-fold CV of the head; templates in-sample)",
                                      evaluation.score_set(dev, cross_validate=True, **common)),
@@ -80,6 +86,39 @@ class Command(BaseCommand):
         if options["png"]:
             evaluation.plot_curve(curves, options["png"], chosen=pack.threshold)
             self.stdout.write(f"Wrote {options['png']}")
+
+    def _taught(self, dev, second, held_out, *, pack, common) -> None:
+        """Taught phrases: each development set taught and the other scored; then the held-out set, once."""
+        from assistant.matcher.taught import SIMILARITY, TaughtSet
+        from lab import matcher_eval as evaluation
+        from lab import taught_eval
+
+        out = self.stdout.write
+        catalog, lexicon = common["catalog"], common["lexicon"]
+        dev_taught = taught_eval.teach_items(dev, catalog=catalog, lexicon=lexicon)
+        second_taught = taught_eval.teach_items(second, catalog=catalog, lexicon=lexicon)
+        curves = {
+            "dev taught, dev2 asked": taught_eval.taught_curve(taught_eval.taught_scores(dev_taught, second, **common)),
+            "dev2 taught, dev asked": taught_eval.taught_curve(taught_eval.taught_scores(second_taught, dev, **common)),
+        }
+        out("Taught phrases alone (threshold: answered / right, " + " | ".join(curves) + "):")
+        for points in zip(*curves.values(), strict=True):
+            out(f"  {points[0][0]:.2f}: " + " | ".join(f"{n:4d} / {ok:4d}" for _, n, ok in points))
+        out(f"Lowest threshold right on every answer at and above it, both ways: {taught_eval.lowest_exact(*curves.values())}"
+            f" (shipped: {SIMILARITY})")
+        both = TaughtSet(texts=dev_taught.texts + second_taught.texts, actions=dev_taught.actions + second_taught.actions,
+                         vectors=np.concatenate([dev_taught.vectors, second_taught.vectors]))
+        alone = [s for s in taught_eval.taught_scores(both, held_out, **common)
+                 if s.action is not None and s.similarity >= SIMILARITY]
+        out(f"\nHeld out, both development sets taught ({len(both.texts)} phrases), the taught layer alone at {SIMILARITY}: "
+            f"answers {rate_text(len(alone), len(held_out))}, right {rate_text(sum(s.right for s in alone), len(alone))}")
+        for s in alone:
+            if not s.right:
+                out(f"    wrong: {s.item.id} {s.item.say!r} gold {s.item.action}, taught {s.action} ({s.similarity:.3f})")
+        for label, taught in (("without taught phrases", None), ("with them", both)):
+            self._report(f"Held out, the whole matcher {label}",
+                         evaluation.summary(evaluation.score_set(held_out, taught=taught, **common),
+                                            pack.threshold, pack.weak_threshold))
 
     def _report(self, label: str, s) -> None:
         out = self.stdout.write
