@@ -25,9 +25,9 @@ from ledger.errors import InvalidInput
 from ledger.models import Product, ProductSalesMonth, Receipt, ReceiptLine, SalesQuarterHour
 from ledger.money import to_cents
 from ledger.periods import Period
+from ledger.quarters import QUARTER, quarter_of
 from ledger.scope import store_scope
 from ledger.selectors import store_tz
-from ledger.services.sales_months import QUARTER, quarter_of
 from tenants.models import Store
 
 MAX_ROWS = 50

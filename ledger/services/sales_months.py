@@ -23,12 +23,12 @@ from django.db.models.functions import TruncMonth
 
 from ledger.models import ProductSalesMonth, Receipt, ReceiptLine, SalesQuarterHour
 from ledger.money import to_cents
+from ledger.quarters import quarter_of
 from ledger.scope import store_scope
 from ledger.services.locks import store_lock
 from tenants.models import Store
 
 ZERO = Decimal("0.00")
-QUARTER = dt.timedelta(minutes=15)
 _CHUNK = 500
 
 
@@ -47,12 +47,6 @@ class QuarterSums:
     revenue: Decimal = ZERO
     given_back: Decimal = ZERO
     units: int = 0
-
-
-def quarter_of(moment: dt.datetime) -> dt.datetime:
-    """The start of ``moment``'s quarter-hour, in UTC."""
-    utc = moment.astimezone(dt.UTC)
-    return utc.replace(minute=utc.minute - utc.minute % 15, second=0, microsecond=0)
 
 
 def _store_sums(receipts: Iterable[Receipt], lines: Iterable[ReceiptLine]) -> dict[dt.datetime, QuarterSums]:
