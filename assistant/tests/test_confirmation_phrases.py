@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from assistant.phrases import Reply, yes_or_no
+from tests.turns import say as _say
 
 DATA = json.loads((Path(__file__).resolve().parents[1] / "data" / "confirmations.json").read_text())
 PHRASES = [(text, Reply(label)) for text, label in DATA["phrases"]]
@@ -39,12 +40,6 @@ def router():
 
     with fake_models(Role.ROUTER) as fake:
         yield fake
-
-
-def _say(api_client, text, conversation=None):
-    response = api_client.post("/api/v1/turns", {"text": text, "conversation": conversation}, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
 
 
 def test_a_hedged_yes_is_asked_again_and_only_the_plain_yes_after_it_places_the_order(api_client, demo, router):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import codecs
 import json
+from functools import partial
 
 import pytest
 
@@ -41,6 +42,7 @@ from inference.config import backend_override
 from inference.fake import FakeBackend, fake_models
 from ledger.models import Product, StockEntry
 from tenants.context import use_store
+from tests.turns import say
 
 from .test_guard import LIMITS, ScriptedClassifier, ScriptedInjection
 
@@ -215,10 +217,7 @@ def test_data_blocked_names_where_the_text_came_from():
 
 # --- through the turn API ----------------------------------------------------------------------
 
-def _say(api_client, text, mode="router"):
-    response = api_client.post("/api/v1/turns", {"text": text, "mode": mode}, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
+_say = partial(say, mode="router")
 
 
 @pytest.mark.django_db

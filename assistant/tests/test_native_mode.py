@@ -13,6 +13,7 @@ result); each test asserts the answer AND the books.
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 
@@ -23,6 +24,7 @@ from inference.fake import FakeBackend, fake_models
 from ledger.models import Order, Product, ReorderDraft, StockEntry
 from tenants.context import use_store
 from tests.factories import ProductFactory
+from tests.turns import say
 
 pytestmark = pytest.mark.django_db
 
@@ -48,11 +50,7 @@ def plain(monkeypatch):
     monkeypatch.setenv("SHELFWISE_NATIVE_VARIANT", "plain")
 
 
-def _say(api_client, text, conversation=None):
-    response = api_client.post("/api/v1/turns", {"text": text, "conversation": conversation, "mode": "native"},
-                           format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
+_say = partial(say, mode="native")
 
 
 def _call(name, **arguments):

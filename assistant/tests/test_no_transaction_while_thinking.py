@@ -20,6 +20,7 @@ from inference.base import Role
 from inference.fake import FakeBackend, fake_models
 from ledger.models import Product
 from tenants.context import use_store
+from tests.turns import say
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,12 +43,6 @@ def open_transactions(monkeypatch):
     return seen
 
 
-def _say(api_client, text, mode):
-    response = api_client.post("/api/v1/turns", {"text": text, "mode": mode}, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
-
-
 def _stock(store, name):
     with use_store(store):
         return Product.objects.get(store=store, name=name).stock
@@ -62,7 +57,7 @@ def _models_ran_outside_transactions(seen, *, model_calls):
 def test_a_router_turn_decides_outside_any_transaction_then_writes(api_client, demo, open_transactions):
     with fake_models(Role.ROUTER) as router:
         router.add({"action": "update_count", "item": "atta"})
-        answer = _say(api_client, "we actually have fifteen bags of atta", "router")
+        answer = say(api_client, "we actually have fifteen bags of atta", mode="router")
     assert _stock(demo, "Atta") == 15, answer
     _models_ran_outside_transactions(open_transactions, model_calls=1)
 
@@ -76,7 +71,7 @@ def test_a_native_turn_asks_the_model_again_after_its_write_outside_any_transact
     with fake_models(Role.NATIVE) as model:
         model.add({"name": "update_inventory", "arguments": {"item": "otta", "stock": 15}},
                   {"reply": "Done: Atta is now 15."})
-        answer = _say(api_client, "so we actually have fifteen bags of atta, fix the count", "native")
+        answer = say(api_client, "so we actually have fifteen bags of atta, fix the count", mode="native")
     assert _stock(demo, "Atta") == 15, answer
     _models_ran_outside_transactions(open_transactions, model_calls=2)
     assert any(who == "output guard" for who, _ in open_transactions)
@@ -85,6 +80,6 @@ def test_a_native_turn_asks_the_model_again_after_its_write_outside_any_transact
 def test_a_small_turn_reads_its_result_outside_any_transaction(api_client, demo, open_transactions):
     with fake_models(Role.SMALL) as small:
         small.add(' Call: update_inventory {"item": "otta", "stock": 15}', " Answer: Done, Atta is now 15.")
-        answer = _say(api_client, "so we actually have fifteen bags of atta, fix the count", "small")
+        answer = say(api_client, "so we actually have fifteen bags of atta, fix the count", mode="small")
     assert _stock(demo, "Atta") == 15, json.dumps(answer)
     _models_ran_outside_transactions(open_transactions, model_calls=2)

@@ -6,6 +6,8 @@ backend interface, answers with scripted JSON and records every prompt it was se
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -15,12 +17,9 @@ from ledger.demo import install_demo_catalog
 from ledger.models import Order, Product, ReorderDraft, StockEntry
 from tenants.context import use_store
 from tenants.services import token_create
+from tests.turns import say
 
-
-def _say(api_client, text, conversation=None, mode="router"):
-    response = api_client.post("/api/v1/turns", {"text": text, "conversation": conversation, "mode": mode}, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
+_say = partial(say, mode="router")
 
 
 def _journal(store):

@@ -10,12 +10,7 @@ from zoneinfo import ZoneInfo
 from ledger import services
 from ledger.models import Product
 from tenants.context import use_store
-
-
-def _say(api_client, text):
-    response = api_client.post("/api/v1/turns", {"text": text}, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
+from tests.turns import say as _say
 
 
 def test_a_named_restock_without_a_number_says_the_rate_and_days_left_from_the_result(api_client, demo, router):

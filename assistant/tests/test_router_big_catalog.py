@@ -8,6 +8,8 @@ may name come with the request, by name without pack size or brand.
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from assistant.grounding import Catalog, CatalogEntry
@@ -15,6 +17,7 @@ from assistant.modes.router import prompt as prompts
 from ledger.models import CatalogImport
 from ledger.services import imports
 from tenants.context import use_store
+from tests.turns import say
 
 BRANDS = ("Tata", "MDH", "Everest", "Aashirvaad", "24 Mantra", "Daawat")
 KINDS = ("Sella basmati", "Brown basmati", "Chana masala", "Idli rava", "Lime pickle")
@@ -46,10 +49,7 @@ def big(demo, django_capture_on_commit_callbacks):
     return demo
 
 
-def _say(api_client, text):
-    response = api_client.post("/api/v1/turns", {"text": text, "mode": "router"}, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
+_say = partial(say, mode="router")
 
 
 def _products_line(request) -> list[str]:

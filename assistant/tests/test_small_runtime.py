@@ -11,6 +11,8 @@ checkpoint for real.
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from assistant.modes.small import runtime
@@ -21,6 +23,7 @@ from inference.fake import FakeBackend, fake_models
 from ledger.models import Order, Product, ReorderDraft, StockEntry
 from ledger.stock_velocity import reorder_suggestions
 from tenants.context import use_store
+from tests.turns import say
 
 
 @pytest.fixture
@@ -29,10 +32,7 @@ def small():
         yield fake
 
 
-def _say(api_client, text, conversation=None):
-    response = api_client.post("/api/v1/turns", {"text": text, "conversation": conversation, "mode": "small"}, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
+_say = partial(say, mode="small")
 
 
 def _product(store, name):

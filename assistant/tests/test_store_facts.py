@@ -9,6 +9,7 @@ for real. The test marked ``model`` asks the real bundled general model the same
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from inference.config import backend_override
 from inference.fake import FakeBackend, fake_models
 from ledger.models import StockEntry
 from tenants.context import use_store
+from tests.turns import say
 
 from .test_native_mode import _native
 
@@ -37,10 +39,7 @@ QUESTIONS = json.loads((Path(__file__).resolve().parents[1] / "data" / "general_
 ]
 
 
-def _say(api_client, text, mode="router"):
-    response = api_client.post("/api/v1/turns", {"text": text, "mode": mode}, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
+_say = partial(say, mode="router")
 
 
 def test_the_set_holds_at_least_forty_general_questions_that_sound_like_stock_questions():

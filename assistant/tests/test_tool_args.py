@@ -9,6 +9,7 @@ ledger and the audit are real; each test asserts the books.
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 
@@ -18,6 +19,7 @@ from inference.fake import fake_models
 from ledger.models import Product, ReorderDraft
 from ledger.stock_velocity import reorder_suggestions
 from tenants.context import use_store
+from tests.turns import say
 
 pytestmark = pytest.mark.django_db
 
@@ -48,10 +50,7 @@ def _reply(variant, text):
     return text if variant == "plain" else {"reply": text}
 
 
-def _say(api_client, text, mode="native"):
-    response = api_client.post("/api/v1/turns", {"text": text, "mode": mode}, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
+_say = partial(say, mode="native")
 
 
 def _stock(store, name):

@@ -7,6 +7,8 @@ for real, and so do the matcher's templates and MiniLM head.
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
@@ -16,6 +18,7 @@ from inference.base import Role
 from ledger.models import Product
 from tenants.context import use_store
 from tenants.services import token_create
+from tests.turns import say
 
 
 @pytest.fixture
@@ -23,10 +26,7 @@ def fast(settings):
     settings.SHELFWISE_FAST_PATH = True
 
 
-def _say(client, text, conversation=None):
-    response = client.post("/api/v1/turns", {"text": text, "conversation": conversation, "mode": "router"}, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
+_say = partial(say, mode="router")
 
 
 def _route(answer, store):

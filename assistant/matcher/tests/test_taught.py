@@ -8,6 +8,8 @@ through the owner's history page.
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from django.test import Client
 
@@ -15,6 +17,7 @@ from assistant.matcher.taught import SIMILARITY, TaughtSet, taught_match
 from assistant.models import TaughtPhrase
 from audit.models import Record, Turn
 from tenants.context import use_store
+from tests.turns import say
 
 # Slang the pack's templates and head leave to the model (checked below), and a rewording of it
 # that is alike enough for a taught phrase to answer (cosine 0.91 > SIMILARITY).
@@ -27,10 +30,7 @@ def fast(settings):
     settings.SHELFWISE_FAST_PATH = True
 
 
-def _say(client, text):
-    response = client.post("/api/v1/turns", {"text": text, "mode": "router"}, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
+_say = partial(say, mode="router")
 
 
 def _turn_and_route(answer, store):
