@@ -12,34 +12,23 @@ Stock counts are not part of the grounding catalog, so sales do not invalidate i
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 
 from assistant.grounding import Catalog
 from assistant.lexicon import Lexicon
 from ledger import selectors
+from shelfwise.versioned import VersionedCache
 from tenants.models import Store
 
 MAX_STORES = 64
-_cache: OrderedDict[tuple[int, int], tuple[tuple[int, int, int, str], Catalog]] = OrderedDict()
+_catalogs: VersionedCache[Catalog] = VersionedCache(MAX_STORES)
 _lock = threading.Lock()
 
 
 def catalog_for(*, store: Store, lexicon: Lexicon | None) -> Catalog:
     """The store's active products as a grounding ``Catalog``, rebuilt only when the catalog changed."""
-    version = selectors.catalog_version(store=store)
-    key = (store.pk, id(lexicon))  # lexicons are per-process singletons
-    with _lock:
-        cached = _cache.get(key)
-        if cached is not None and cached[0] == version:
-            _cache.move_to_end(key)
-            return cached[1]
-    catalog = Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon)
-    with _lock:
-        _cache[key] = (version, catalog)
-        _cache.move_to_end(key)
-        while len(_cache) > MAX_STORES:
-            _cache.popitem(last=False)
-    return catalog
+    return _catalogs.get((store.pk, id(lexicon)),  # lexicons are per-process singletons
+                         selectors.catalog_version(store=store),
+                         lambda: Catalog.from_products(selectors.product_list(store=store), lexicon=lexicon))
 
 
 _data_checked: dict[int, Catalog] = {}

@@ -11,8 +11,6 @@ catalog write (name, alias, location, shelf note, photo, archive, import) change
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -23,6 +21,7 @@ from ledger import selectors as ledger_selectors
 from ledger.matching import Matcher
 from ledger.models import Product
 from packs.source import store_pack_key
+from shelfwise.versioned import VersionedCache
 from tenants.models import Store
 
 FINDER_RESULTS = 4
@@ -88,29 +87,17 @@ def _view_build(products: list[Product]) -> ShelfView:
     )
 
 
-_views: OrderedDict[int, tuple[tuple, ShelfView]] = OrderedDict()
-_lock = threading.Lock()
-
-
 def _cached_stores() -> int:
     value = getattr(settings, "SHELF_FINDER_CACHED_STORES", DEFAULT_CACHED_STORES)
     return value if isinstance(value, int) and value > 0 else DEFAULT_CACHED_STORES
 
 
+_views: VersionedCache[ShelfView] = VersionedCache(_cached_stores)
+
+
 def shelf_view(*, store: Store, version: tuple) -> ShelfView:
     """The store's shelf view at ``version`` (``catalog_version``), built on the first search after a change."""
-    with _lock:
-        cached = _views.get(store.pk)
-        if cached is not None and cached[0] == version:
-            _views.move_to_end(store.pk)
-            return cached[1]
-    view = _view_build(ledger_selectors.product_list(store=store))
-    with _lock:
-        _views[store.pk] = (version, view)
-        _views.move_to_end(store.pk)
-        while len(_views) > _cached_stores():
-            _views.popitem(last=False)
-    return view
+    return _views.get(store.pk, version, lambda: _view_build(ledger_selectors.product_list(store=store)))
 
 
 def _lexicon(store: Store) -> Lexicon | None:

@@ -18,8 +18,6 @@ lowest cosine (in steps of 0.01) at which every taught answer was the right acti
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -27,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from assistant.modes.router.actions import Decision
+from shelfwise.versioned import VersionedCache
 
 if TYPE_CHECKING:
     from assistant.grounding import Grounding
@@ -76,8 +75,7 @@ def taught_set(pairs: Sequence[tuple[str, str]]) -> TaughtSet:
                      vectors=np.asarray(embed(list(texts)), dtype=np.float32))
 
 
-_sets: OrderedDict[int, tuple[tuple[int, int], TaughtSet]] = OrderedDict()
-_lock = threading.Lock()
+_sets: VersionedCache[TaughtSet] = VersionedCache(_CACHED_STORES)
 
 
 def taught_for(store_id: int) -> TaughtSet | None:
@@ -93,19 +91,8 @@ def taught_for(store_id: int) -> TaughtSet | None:
     stamp = TaughtPhrase.objects.filter(store_id=store_id).aggregate(n=Count("id"), last=Max("id"))
     if not stamp["n"]:
         return None
-    key = (int(stamp["n"]), int(stamp["last"]))
-    with _lock:
-        cached = _sets.get(store_id)
-        if cached is not None and cached[0] == key:
-            _sets.move_to_end(store_id)
-            return cached[1]
-    found = taught_set(list(TaughtPhrase.objects.filter(store_id=store_id).order_by("id").values_list("text", "action")))
-    with _lock:
-        _sets[store_id] = (key, found)
-        _sets.move_to_end(store_id)
-        while len(_sets) > _CACHED_STORES:
-            _sets.popitem(last=False)
-    return found
+    return _sets.get(store_id, (int(stamp["n"]), int(stamp["last"])), lambda: taught_set(
+        list(TaughtPhrase.objects.filter(store_id=store_id).order_by("id").values_list("text", "action"))))
 
 
 def taught_match(request: Request, *, taught: TaughtSet, vector: np.ndarray, grounding: Grounding,
