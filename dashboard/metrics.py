@@ -128,6 +128,7 @@ class ModeTraffic:
     escalations: int = 0
     matched: int = 0  # router decisions the fast-path matcher made
     model_routed: int = 0  # router decisions the router model made
+    taught: int = 0  # of the matcher's, those a phrase the store's owner taught decided
 
     @property
     def matched_share(self) -> int | None:
@@ -189,10 +190,11 @@ def traffic(*, days: int = 7, now: datetime | None = None) -> Traffic:
         # Who decided the router's action (the turn's "route" event): the fast-path matcher or the model.
         matched=Count("id", filter=Q(kind=Record.Kind.EVENT, name="route", result__decided_by="matcher")),
         model_routed=Count("id", filter=Q(kind=Record.Kind.EVENT, name="route", result__decided_by="model")),
+        taught=Count("id", filter=Q(kind=Record.Kind.EVENT, name="route", result__source="taught")),
     ).order_by():
         entry = by_mode.setdefault(row["mode"], ModeTraffic(mode=row["mode"]))
         entry.refused_writes, entry.escalations = row["refused"], row["escalations"]
-        entry.matched, entry.model_routed = row["matched"], row["model_routed"]
+        entry.matched, entry.model_routed, entry.taught = row["matched"], row["model_routed"], row["taught"]
 
     # Percentiles over the most recent turns (one query, bounded).
     latencies: dict[str, list[float]] = defaultdict(list)
