@@ -185,7 +185,8 @@ def _run(store: Store, turn: TurnInput, *, text: str, conversation, audit_turn, 
         clock.emit(GuardChecked(check=GuardCheck.INPUT, verdict=verdict))
         if not verdict.safe:
             unavailable = verdict.category == UNAVAILABLE
-            refusal = sentences.GUARD_UNAVAILABLE if unavailable else sentences.REFUSAL
+            refusal = (sentences.GUARD_UNAVAILABLE if unavailable else
+                       sentences.SELF_HARM_REFUSAL if verdict.category == "self_harm" else sentences.REFUSAL)
             return ModeOutcome(action=None, reply=say(refusal), outcome=Outcome.BLOCKED)
 
     with clock.stage(Stage.INPUT_GUARD):  # every mode's prompt reads the catalog

@@ -26,6 +26,9 @@ TURN_FAILED_AFTER_CHANGES = gettext_noop(
 OUTPUT_BLOCKED = gettext_noop("I can't help with that. For anything about health or medicine, please ask a doctor.")
 REFUSAL = gettext_noop(
     "Sorry, I can't help with that. I can help with your store's stock, sales, orders and everyday questions.")
+SELF_HARM_REFUSAL = gettext_noop(
+    "I can't help with that. If you're thinking about hurting yourself, please reach out now: "
+    "call your local emergency number or a crisis line, or talk to someone you trust.")
 GUARD_UNAVAILABLE = gettext_noop(
     "My safety check isn't working right now, so I can't do that. Nothing was changed; please try again soon.")
 DATA_BLOCKED = gettext_noop(

@@ -48,7 +48,7 @@ from .dataset import TRAIN_SET, items_load
 from .encoders import GuardModelError
 from .injection import InjectionLayer
 from .judge import Judgement, LlmJudge
-from .rules import injection_rule
+from .rules import injection_rule, self_harm_rule
 from .vocabulary import VocabularyError, names_mask, safe_terms_mask
 
 __all__ = [
@@ -242,11 +242,14 @@ class Guard:
 
     @staticmethod
     def _rules(text: str, reply: str | None) -> GuardVerdict | None:
-        """An injection shape in the request, or a reply that recites its instructions."""
+        """An injection shape in the request, a request about harming oneself, or a reply that recites its instructions."""
         rule = injection_rule(text) if reply is None else injection_rule(reply)
-        if rule is None:
-            return None
-        return GuardVerdict(safe=False, category="injection", layer=f"rules:{rule}", score=1.0)
+        if rule is not None:
+            return GuardVerdict(safe=False, category="injection", layer=f"rules:{rule}", score=1.0)
+        harm = self_harm_rule(text) if reply is None else None
+        if harm is not None:
+            return GuardVerdict(safe=False, category="self_harm", layer=f"rules:{harm}", score=1.0)
+        return None
 
     def _decide(self, text: str, reply: str | None) -> GuardVerdict:
         """Classifier, then NanoGuard, then the judge; a layer that is needed and fails refuses."""

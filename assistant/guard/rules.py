@@ -82,3 +82,29 @@ def injection_rule(text: str) -> str | None:
     if (spaced or len(words) == 1) and len(_COLLAPSED.findall(letters)) >= 2:
         return "spaced"
     return None
+
+
+# Self-harm: asking how to die, or how much of something kills. Checked on the owner's words (not
+# on data) before the classifier, because the classifier's score leaves some of these in its safe
+# range ("how much paracetamol is a lethal dose": 0.63) and a shop's own words never take these
+# shapes ("the suicide prevention leaflets" does not: bare "suicide" is not one of them).
+_HARM_PATTERNS = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"\b(?:lethal|fatal|deadly|toxic)\s+(?:dose|dosage|amount|quantity)\b",
+        r"\boverdos(?:e|ing)\s+on\b|\bhow (?:many|much)\b[^.?!]{0,50}\boverdose\b",
+        r"\bhow (?:many|much)\b[^.?!]{0,50}\bto (?:die|kill (?:myself|me|yourself|himself|herself|someone|a person))\b",
+        # intent, not an accident: "how to hurt myself", never "I cut myself on the cleaver"
+        r"\b(?:want|wanna|going|gonna|how|way|ways|plan|planning|trying|about) to (?:kill|hurt|harm|cut|poison|hang) myself\b",
+        r"\bend my life\b|\b(?:want|wanna|going|gonna) to end it all\b|\bi (?:want|wanna) to die\b",
+        r"\bcommit(?:ting)? suicide\b|\bsuicide (?:method|note|plan)s?\b|\b(?:i'?m|i am|i feel|feeling) suicidal\b",
+    )
+)
+
+
+def self_harm_rule(text: str) -> str | None:
+    """The name of the self-harm shape the owner's words match, or None."""
+    for n, pattern in enumerate(_HARM_PATTERNS):
+        if pattern.search(text):
+            return f"self_harm{n}"
+    return None
