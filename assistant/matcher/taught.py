@@ -140,15 +140,16 @@ def teach(*, store: Store, turn_id: int, action: str, actor: str) -> TaughtPhras
     if action not in pack.action_names:
         raise TeachRefused("Choose one of this store's actions.")
     lexicon = lexicon_for(key)
+    catalog = catalog_for(store=store, lexicon=lexicon)
     words = normalize(turn.text, lexicon)
-    grounding = ground(words.text, catalog=catalog_for(store=store, lexicon=lexicon), lexicon=lexicon)
+    grounding = ground(words.text, catalog=catalog, lexicon=lexicon)
     text = head_text(words.text, grounding)[:500]
     if not text.strip():
         raise TeachRefused("That turn has no words to learn from.")
     if fit(action, words, grounding) is None:
         raise TeachRefused(f"These words cannot mean “{action}” on their own: a product question or an order names "
                            "a product, a count change one product and one number, and other actions no product.")
-    request = Request(business_type=key, words=words, catalog=catalog_for(store=store, lexicon=lexicon), lexicon=lexicon)
+    request = Request(business_type=key, words=words, catalog=catalog, lexicon=lexicon)
     if not stable(request, Match(decision=Decision(action=action), confidence=1.0, source="taught")):
         raise TeachRefused(f"The assistant's own rules read these words as another action than “{action}”.")
     with transaction.atomic():
