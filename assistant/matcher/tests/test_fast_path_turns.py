@@ -20,12 +20,6 @@ from tenants.context import use_store
 from tenants.services import token_create
 from tests.turns import say
 
-
-@pytest.fixture
-def fast(settings):
-    settings.SHELFWISE_FAST_PATH = True
-
-
 _say = partial(say, mode="router")
 
 

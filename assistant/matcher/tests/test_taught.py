@@ -25,11 +25,6 @@ SAID = "how much dough did we pull in"
 REWORDED = "how much dough have we pulled in today"
 
 
-@pytest.fixture
-def fast(settings):
-    settings.SHELFWISE_FAST_PATH = True
-
-
 _say = partial(say, mode="router")
 
 
