@@ -104,19 +104,20 @@ def build(dev: bool) -> list[dict]:
     return items
 
 
+def write_set(*, version: int, split: str, how_made: str, items: list[dict]) -> None:
+    """Write ``assistant/data/guard_v<version>_<split>.json`` with its header."""
+    path = OUT / f"guard_v{version}_{split}.json"
+    header = {"version": version, "split": split, "how_made": how_made, "items": items}
+    path.write_text(json.dumps(header, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{path.name}: {len(items)} items")
+
+
 def main() -> None:
     for split, dev in (("train", False), ("dev", True)):
-        items = build(dev)
-        path = OUT / f"guard_v4_{split}.json"
-        header = {
-            "version": 4, "split": split,
-            "how_made": "Expanded by scripts/guard_corpus_v4.py from lab/guard/corpus/*.txt: sentences written by "
-                        "hand on 2026-12-06 without reading the evaluation or challenge sets; every fourth "
-                        "sentence of a section (with its own products) is dev only.",
-            "items": items,
-        }
-        path.write_text(json.dumps(header, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"{path.name}: {len(items)} items")
+        write_set(version=4, split=split, items=build(dev),
+                  how_made="Expanded by scripts/guard_corpus_v4.py from lab/guard/corpus/*.txt: sentences written by "
+                           "hand on 2026-12-06 without reading the evaluation or challenge sets; every fourth "
+                           "sentence of a section (with its own products) is dev only.")
 
 
 if __name__ == "__main__":

@@ -10,14 +10,13 @@ neither the encoder nor the regression has seen. ``{p}`` takes the dev products 
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from guard_corpus_v4 import DEV_PRODUCTS, OUT, ROOT, _fill, _speechy, sections  # noqa: E402
+from guard_corpus_v4 import DEV_PRODUCTS, ROOT, _fill, _speechy, sections, write_set  # noqa: E402
 
 CORPUS = ROOT / "lab" / "guard" / "corpus_dev"
 SEED = 1905
@@ -45,18 +44,11 @@ def build() -> list[dict]:
 
 
 def main() -> None:
-    items = build()
-    path = OUT / "guard_v5_dev.json"
-    header = {
-        "version": 5, "split": "dev",
-        "how_made": "Expanded by scripts/guard_corpus_v5.py from lab/guard/corpus_dev/*.txt: sentences written by hand "
-                    "on 2026-12-06 (evening) for development only, without reading the evaluation, challenge or v3 "
-                    "sets; owner speech borrowing the words of violence, crime and computing, and unsafe requests "
-                    "using the same words on people, other stores or the assistant.",
-        "items": items,
-    }
-    path.write_text(json.dumps(header, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"{path.name}: {len(items)} items")
+    write_set(version=5, split="dev", items=build(),
+              how_made="Expanded by scripts/guard_corpus_v5.py from lab/guard/corpus_dev/*.txt: sentences written by hand "
+                       "on 2026-12-06 (evening) for development only, without reading the evaluation, challenge or v3 "
+                       "sets; owner speech borrowing the words of violence, crime and computing, and unsafe requests "
+                       "using the same words on people, other stores or the assistant.")
 
 
 if __name__ == "__main__":
