@@ -4,17 +4,22 @@ A spoken turn's transcript may carry a ``doubt`` (``speech.hearing``): a number 
 hypotheses disagree on, or unknown words that sound like a catalog product. A doubted number is
 asked about before anything runs; a doubted product is asked about when the turn found no product
 in the words (where it would have said "we don't carry audit"). The question is remembered on the
-conversation, and the owner's plain yes on the very next turn runs the words it offered; anything
-else drops them and is read as a new request.
+conversation, and the owner's plain yes on the very next turn runs the words it offered; a short
+answer that gives the doubted number's teen/ty partner ("no, fourteen" to "Did you say 40, not
+14?") runs them with that number; anything else drops them and is read as a new request.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from assistant import phrases
+from assistant.lexicon import Lexicon
 from assistant.modes.base import ModeOutcome
+from assistant.normalize import normalize
+from assistant.numbers import teen_ty_partner
 from assistant.types import ToolCallView
 
 ACTION = "confirm_hearing"
@@ -29,7 +34,10 @@ def _doubt(transcript: dict[str, Any] | None, kind: str) -> dict[str, str] | Non
     return None
 
 
-def pending_words(conversation, text: str) -> str:
+MAX_NUMBER_ANSWER_WORDS = 4  # "no, fourteen", "I said fourteen": longer is a new request
+
+
+def pending_words(conversation, text: str, lexicon: Lexicon) -> str:
     """The words to run: the offered ones on a yes right after the question, else ``text``.
 
     Any answer clears the offer (the caller saves the conversation with the turn).
@@ -37,8 +45,14 @@ def pending_words(conversation, text: str) -> str:
     offered = conversation.pending_hearing
     fresh = offered and conversation.hearing_offered_turn == conversation.turns
     conversation.pending_hearing, conversation.hearing_offered_turn = "", None
-    if fresh and phrases.yes_or_no(text) == phrases.Reply.YES:
+    if not fresh:
+        return text
+    if phrases.yes_or_no(text) == phrases.Reply.YES:
         return offered
+    answer, asked = normalize(text, lexicon), normalize(offered, lexicon)
+    if (len(answer.numbers) == 1 and len(asked.numbers) == 1 and len(answer.text.split()) <= MAX_NUMBER_ANSWER_WORDS
+            and answer.numbers[0] == teen_ty_partner(asked.numbers[0])):
+        return re.sub(rf"\b{asked.numbers[0]}\b", str(answer.numbers[0]), asked.text, count=1)
     return text
 
 

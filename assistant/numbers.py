@@ -74,6 +74,15 @@ def _tokens(text: str) -> list[_Tok]:
                  m.start(), m.end()) for m in _TOKEN.finditer(text)]
 
 
+def teen_ty_partner(number: int) -> int | None:
+    """The number speech recognition confuses ``number`` with ("fourteen" and "forty"), or None."""
+    if 13 <= number <= 19:
+        return (number - 10) * 10
+    if number in (30, 40, 50, 60, 70, 80, 90):
+        return number // 10 + 10
+    return None
+
+
 def is_number_word(word: str) -> bool:
     """Whether ``word`` is a unit, teen, tens or scale word ("twenty-eight" included)."""
     parts = word.lower().split("-")

@@ -112,7 +112,7 @@ def run_turn(*, store: Store, turn: TurnInput, on_event: Callable[[Event], None]
         conversation = conversation_for(store=store, key=turn.conversation, mode=mode_name)
         index = conversation.turns + 1
         if conversation.pending_hearing:  # a yes to "Did you mean atta?" runs the words it offered
-            text = heard.pending_words(conversation, text)
+            text = heard.pending_words(conversation, text, lexicon_for(store_pack_key(store)))
             conversation.save(update_fields=["pending_hearing", "hearing_offered_turn"])
         audit_turn = turn_start(
             store=store, conversation=conversation.key, index=index, mode=mode_name, channel=turn.channel,

@@ -8,12 +8,16 @@ letters, jellyfish and rapidfuzz). The chosen hypothesis has the best acoustic s
 for naming a product; a sound-alike at or above ``STRONG`` replaces the unknown words, one between
 ``WEAK`` and ``STRONG`` is a doubt: when the turn then finds no product in the words, the pipeline
 asks "Did you mean atta?" instead of answering "we don't carry audit". A number that the top
-hypotheses disagree on ("nineteen" / "ninety") is asked about before anything runs.
+hypotheses disagree on ("nineteen" / "ninety") is asked about before anything runs, and so is a
+count change to a number Whisper confuses with its teen/ty partner ("change the urad daal stock to
+fourteen" heard "... to 40" in every hypothesis): "Did you say 40, not 14?", since a wrong count
+written to the books is worse than one question.
 Thresholds and weights were set on the spoken set's development part (README, "Speech").
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +27,8 @@ from rapidfuzz import fuzz
 from assistant.grounding import Catalog, ground
 from assistant.lexicon import Lexicon
 from assistant.normalize import normalize
+from assistant.numbers import teen_ty_partner
+from assistant.policy import OwnerWords
 
 STRONG = 0.75  # a sound-alike this close is read as the product
 WEAK = 0.55  # this close is asked about; below, the words stay what was heard
@@ -38,6 +44,7 @@ please um uh so like now now's can could would should will set change make fix u
 restock stock price cost bags bag packs pack bottles bottle jars jar boxes box blocks block tubs tub cans
 can packets packet kept keep put find shelf aisle carry sell sold today sales store doing overall
 """.split())
+_QUESTION = re.compile(r"^(how|what|why|when|who|which|is|are|does|do|did|can|could|have|has)\b")
 
 
 @dataclass(frozen=True)
@@ -133,8 +140,21 @@ class Hearing:
             scored.append((total, -rank, text, corrections, doubt, hypothesis))
         total, _rank, text, corrections, doubt, chosen = max(scored, key=lambda row: (row[0], row[1]))
         if doubt is None:
-            doubt = self._number_doubt(chosen, text, hypotheses)
+            doubt = self._number_doubt(chosen, text, hypotheses) or self._count_doubt(text)
         return Choice(text=text, corrections=corrections, doubt=doubt)
+
+    def _count_doubt(self, text: str) -> dict[str, str] | None:
+        """A question when the words change a count to a number with a teen/ty partner."""
+        words = normalize(text, self.lexicon)
+        if len(words.numbers) != 1 or not OwnerWords(text=words.text, numbers=words.numbers).asks_count_change:
+            return None
+        if words.text.rstrip().endswith("?") or _QUESTION.match(words.text):  # "do we have 40 bags?" asks
+            return None
+        said = words.numbers[0]
+        other = teen_ty_partner(said)
+        if other is None:
+            return None
+        return {"kind": "number", "question": f"Did you say {said}, not {other}?", "text": text}
 
     def _number_doubt(self, chosen: Any, text: str, hypotheses: list[Any]) -> dict[str, str] | None:
         """A question when a close hypothesis heard another number ("nineteen" or "ninety")."""
