@@ -191,3 +191,13 @@ def test_an_answer_that_swaps_two_products_counts_is_replaced_by_codes_reply(api
     assert answer["tool_calls"][0]["arguments"] == {"filter": "low"}
     assert f"Samosas are at {dal}" not in answer["reply"]
     assert "Frozen samosas" in answer["reply"] and "Toor dal" in answer["reply"]  # code's list of the low items
+
+
+def test_an_answer_after_a_long_result_may_be_long_enough_to_restate_it(api_client, demo, small):
+    # The catalog's 38 names are ~150 tokens: at one line's fixed budget the answer stopped mid-list.
+    small.add(' Call: get_inventory {"filter": "all"}', " Answer: We carry them all.")
+    _say(api_client, "list all the products we carry")
+    ask_call, ask_answer = small.requests
+    assert ask_call.max_tokens == runtime.LINE_TOKENS
+    assert ask_answer.max_tokens > runtime.LINE_TOKENS + 100
+    assert runtime.line_budget([{"tag": "Result", "text": "x" * 10_000}]) == runtime.MAX_LINE_TOKENS

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
 HISTORY_ANSWER_LIMIT = 100  # characters of an earlier turn's answer kept in the prompt
 LINE_TOKENS = 96  # one protocol line
+MAX_LINE_TOKENS = 512  # an answer that restates a long result (the catalog's 38 names) may need more
+CHARS_PER_TOKEN = 3  # a low estimate for product names, so the budget errs long
 PROMPT_END = "###"  # the model continues with " Call: ..." or " Answer: ..." (see train.encode)
 FORCED_CALL = "### Call:"
 UNAVAILABLE = sentences.MODEL_UNAVAILABLE
@@ -144,10 +146,21 @@ class Loop:
         )
 
 
+def line_budget(lines: list[Any]) -> int:
+    """Tokens for the next line: one line's worth, and room to restate the result just before it.
+
+    An answer may say a whole result back ("We carry 38 products: Assam tea, ..."); cut at a fixed
+    budget it stopped mid-list, so the owner heard part of the catalog.
+    """
+    if lines and _tag(lines[-1]) == "Result":
+        return min(MAX_LINE_TOKENS, LINE_TOKENS + len(_text(lines[-1])) // CHARS_PER_TOKEN)
+    return LINE_TOKENS
+
+
 def _next_line(loop: Loop, *, forced: bool = False) -> str:
     response = ask(
         ModelRequest(role=Role.SMALL, prompt=loop.prompt(end=FORCED_CALL if forced else PROMPT_END), temperature=0.0,
-                     max_tokens=LINE_TOKENS, stop=("\n",)),
+                     max_tokens=line_budget(loop.lines), stop=("\n",)),
         purpose="small forced call" if forced else "small step",
     )
     return response.text.split("\n", 1)[0]
