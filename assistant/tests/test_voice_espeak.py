@@ -85,21 +85,30 @@ def test_spoken_owner_phrases_resolve_to_the_right_product_and_action(store, own
             assert await socket.receive_json_from(timeout=10) == {"type": "listening"}
             await stream_pcm(socket, speech)
             frames = await until_done(socket, timeout=FIRST_TURN_TIMEOUT_S if index == 0 else TURN_TIMEOUT_S)
-            runs.append((phrase, frames))
+            result = frames[-1]["result"]
+            if result["action"] == "confirm_hearing" and result["reply"].startswith("Did you say"):
+                # "Did you say 15, not 50?": the owner's yes runs the words (typed here, as the page allows).
+                await socket.send_json_to({"type": "text", "text": "yes", "mode": "router",
+                                           "conversation": result["conversation"]})
+                answered = await until_done(socket, timeout=TURN_TIMEOUT_S)
+                runs.append((phrase, frames, answered))
+            else:
+                runs.append((phrase, frames, None))
         await socket.disconnect()
         return runs
 
     runs = async_to_sync(scenario)()
     right = 0
     lines = []
-    for phrase, frames in runs:
+    for phrase, frames, answered in runs:
         _check_order(frames)
-        result = frames[-1]["result"]
+        result = (answered or frames)[-1]["result"]
         ok = judge(phrase, result)
         right += ok
         heard = next(f["text"] for f in frames if f["type"] == "transcript")
         calls = "; ".join(f"{c['tool']}({c['arguments']})" for c in result["tool_calls"])
-        lines.append(f"{'OK ' if ok else 'MISS'} {phrase.say!r} -> heard {heard!r} -> {result['action']} {calls}")
+        yes = " (after the owner's yes)" if answered else ""
+        lines.append(f"{'OK ' if ok else 'MISS'} {phrase.say!r} -> heard {heard!r}{yes} -> {result['action']} {calls}")
         if ok and phrase.action == "update_count":
             call = next(c for c in result["tool_calls"] if c["tool"] == "update_inventory")
             with use_store(store):
@@ -107,7 +116,8 @@ def test_spoken_owner_phrases_resolve_to_the_right_product_and_action(store, own
     with use_store(store):
         assert Order.objects.filter(store=store).count() == 0  # a model can only draft; nobody said yes
         drafted = ReorderDraft.objects.filter(store=store).count()
-        assert Turn.objects.filter(store=store, channel="voice").count() == len(phrases)
+        asked = sum(1 for _phrase, _frames, answered in runs if answered)
+        assert Turn.objects.filter(store=store, channel="voice").count() == len(phrases) + asked
     with capsys.disabled():
         print(f"\nvoice phrases right (product + action): {right}/{len(phrases)}; drafts made: {drafted}")
         print("\n".join(lines))
