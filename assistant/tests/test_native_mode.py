@@ -273,9 +273,11 @@ def test_hardened_an_instruction_planted_in_the_catalog_stops_the_turn_before_a_
     assert _stock(demo, "Atta") == before
 
 
-def test_hardened_shortlist_declares_only_the_retrieved_tools(api_client, demo, model, monkeypatch):
+def test_hardened_shortlist_restricts_only_the_grammar_and_the_prompt_before_the_owners_words_never_changes(
+        api_client, demo, model, monkeypatch):
+    """Every tool is declared in one order, so llama.cpp's prefix cache serves all but the owner's words."""
     monkeypatch.setenv("SHELFWISE_NATIVE_VARIANT", "hardened")
-    model.add(_call("ask_general", question="good morning"))
+    model.add(_call("ask_general", question="good morning"), _call("get_todays_transactions"))
     answer = _say(api_client, "hey shelfwise, good morning")
     assert answer["reply"] == "Happy to help!"  # the general model's answer
     assert [call["tool"] for call in answer["tool_calls"]] == ["ask_general"]
@@ -283,6 +285,12 @@ def test_hardened_shortlist_declares_only_the_retrieved_tools(api_client, demo, 
     names = {branch["properties"]["name"]["const"] for branch in model.requests[0].json_schema["anyOf"]}
     assert "ask_general" in names and len(names) <= 6
     assert "update_inventory" not in names
+    _say(api_client, "how did we do today, sales wise", conversation=answer["conversation"])
+    first, second = (request.prompt for request in model.requests[:2])
+    for name in ("update_inventory", "place_reorder", "get_sales", "play_demo_video"):
+        assert f'"name": "{name}"' in first  # declared even where the grammar leaves it out
+    cut = first.index("<|im_start|>user")
+    assert first[:cut] == second[:cut] and "good morning" not in first[:cut]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -437,7 +445,70 @@ def test_direct_a_read_on_the_way_to_an_order_the_owner_asked_for_does_not_end_t
 
 
 def test_direct_a_product_read_for_a_sales_question_is_not_taken_as_its_answer(api_client, demo, model, direct):
-    model.add(_call("get_inventory", item="paneer"), {"reply": "Paneer: 7 in stock."}, {"reply": "Paneer: 7 in stock."})
-    _say(api_client, "how much paneer went out last week")
-    assert len(model.requests) >= 2  # the model was asked to go on after the read
+    model.add(_call("get_inventory", item="paneer"), {"reply": "Paneer: 7 in stock."})
+    answer = _say(api_client, "how much paneer went out last week")
+    assert [call["tool"] for call in answer["tool_calls"]] == ["get_sales"]  # not the shelf read the model picked
+    assert answer["tool_calls"][0]["arguments"]["item"] == "Paneer" and "7 in stock" not in answer["reply"]
     assert _records(demo, "native_harness")[-1].result["reply_source"] != "code-direct"
+
+
+def test_direct_media_played_is_said_by_code_after_one_model_call(api_client, demo, model, direct):
+    model.add(_call("play_demo_video"))
+    answer = _say(api_client, "play the shelfwise demo video")
+    assert len(model.requests) == 1 and answer["reply"].startswith("Here is the ")
+    assert [item["kind"] for item in answer["media"]] == ["video"]
+    assert _records(demo, "native_harness")[-1].result["reply_source"] == "code-direct"
+
+
+def test_direct_the_whole_list_is_said_by_code_but_a_group_asked_for_is_the_models(api_client, demo, model, direct):
+    model.add(_call("get_inventory", filter="all"))
+    answer = _say(api_client, "list all the products we carry")
+    assert len(model.requests) == 1
+    assert all(name in answer["reply"] for name in ("Basmati rice", "Ghee", "Paneer"))
+    model.add(_call("get_inventory", item="lentils"), {"reply": "We carry Toor dal, Chana dal and Moong dal."})
+    answer = _say(api_client, "do we have any lentils")
+    assert len(model.requests) == 3 and answer["reply"] == "We carry Toor dal, Chana dal and Moong dal."
+
+
+def test_direct_it_after_a_lookup_is_said_by_code(api_client, demo, model, direct):
+    model.add(_call("get_inventory", item="haldi"), _call("get_inventory", item="it"))
+    first = _say(api_client, "um where did we keep the haldi")
+    answer = _say(api_client, "and how much is it", conversation=first["conversation"])
+    assert len(model.requests) == 2 and "Turmeric powder" in answer["reply"] and "$" in answer["reply"]
+
+
+def test_hardened_reply_that_embellishes_is_repaired_once_then_code_says_the_result(api_client, demo, model, hardened):
+    stock = _stock(demo, "Jaggery")
+    model.add(_call("get_inventory", item="gur"), {"reply": f"We have {stock} blocks of jaggery, a popular choice for desserts."},
+              {"reply": f"We have {stock} blocks of jaggery, great for desserts."})
+    answer = _say(api_client, "how many gur blocks do we have")
+    assert "The reply adds 'choice', 'dessert', 'popular'" in model.requests[2].prompt
+    assert "dessert" not in answer["reply"] and str(stock) in answer["reply"]
+    assert _records(demo, "native_harness")[-1].result["reply_source"] == "code"
+
+
+def test_hardened_reply_naming_a_product_the_results_do_not_is_repaired(api_client, demo, model, hardened):
+    stock = _stock(demo, "Jaggery")
+    model.add(_call("get_inventory", item="gur"), {"reply": f"We have {stock} blocks of Jaggery and plenty of Ghee."},
+              {"reply": f"We have {stock} blocks of Jaggery."})
+    answer = _say(api_client, "how many gur blocks do we have")
+    assert "The reply names 'Ghee'" in model.requests[2].prompt
+    assert answer["reply"] == f"We have {stock} blocks of Jaggery."
+    assert _records(demo, "native_harness")[-1].result["reply_source"] == "model"
+
+
+def test_direct_selling_over_a_past_period_is_the_routers_sales_answer_whatever_read_the_model_picked(
+        api_client, demo, model, direct):
+    model.add(_call("get_todays_transactions"))
+    answer = _say(api_client, "how did we do yesterday?")
+    assert len(model.requests) == 1
+    assert [call["tool"] for call in answer["tool_calls"]] == ["get_sales"]
+    assert answer["tool_calls"][0]["arguments"]["period"] == "yesterday"
+    assert "get_todays_transactions: sales over a past period" in _records(demo, "native_harness")[-1].result["repairs"][0]
+
+
+def test_direct_get_sales_for_today_alone_is_todays_sales(api_client, demo, model, direct):
+    model.add(_call("get_sales", period="today"))
+    answer = _say(api_client, "how did we do today, sales wise")
+    assert [call["tool"] for call in answer["tool_calls"]] == ["get_todays_transactions"]
+    assert len(model.requests) == 1 and "receipt" in answer["reply"]

@@ -22,11 +22,11 @@ def clean_environment(monkeypatch):
     backends_reset()
 
 
-@pytest.mark.parametrize("role", ["router", "guard", "general", "native"])
-def test_the_bundled_model_on_llamacpp_is_the_default(role):
+@pytest.mark.parametrize(("role", "n_ctx"), [("router", 4096), ("guard", 4096), ("general", 4096), ("native", 8192)])
+def test_the_bundled_model_on_llamacpp_is_the_default(role, n_ctx):
     config = role_config(role)
 
-    assert (config.backend, config.model, config.n_ctx) == ("llamacpp", "", 4096)
+    assert (config.backend, config.model, config.n_ctx) == ("llamacpp", "", n_ctx)
 
 
 def test_a_role_gets_one_backend_per_process_and_nothing_loads_until_used():

@@ -100,7 +100,11 @@ def pack_label(version: PackVersion) -> str:
 
 
 def model_calls(*, store: Store, conversation: str, index: int) -> list[dict]:
-    """The turn's model calls as the audit recorded them: role, purpose, duration and tokens, in order."""
+    """The turn's model calls as the audit recorded them: role, purpose, duration and tokens, in order.
+
+    ``cached_tokens``: the prompt tokens the backend served from its prefix cache (None when it does
+    not say), so a run shows how much of each prompt was read again.
+    """
     from audit.models import Record
     from tenants.context import use_store
 
@@ -111,7 +115,8 @@ def model_calls(*, store: Store, conversation: str, index: int) -> list[dict]:
         return [
             {"role": record.name, "purpose": (record.data or {}).get("purpose", ""), "ms": round(record.duration_ms, 1),
              "prompt_tokens": (record.data or {}).get("prompt_tokens"),
-             "completion_tokens": (record.data or {}).get("completion_tokens")}
+             "completion_tokens": (record.data or {}).get("completion_tokens"),
+             "cached_tokens": (record.result or {}).get("cached_tokens")}
             for record in records
         ]
 

@@ -452,11 +452,15 @@ def _route(request) -> dict:
 @pytest.fixture
 def fake_models():
     """The router answers by request; the guard's judge says safe; nothing should ask the general model."""
-    from inference.base import Role
+    from inference.base import ModelResponse, Role
     from inference.config import backend_override
     from inference.fake import FakeBackend
 
-    router = FakeBackend(default=_route)
+    def route(request):  # as llama.cpp answers: most of the prompt from its prefix cache
+        answer = _route(request)
+        return ModelResponse(text=json.dumps(answer), parsed=answer, prompt_tokens=1500, cached_tokens=1480)
+
+    router = FakeBackend(default=route)
     guard = FakeBackend(default={"verdict": "safe", "category": "none"})
     general = FakeBackend()  # no script: a call would fail loudly
     with backend_override(Role.ROUTER, router), backend_override(Role.GUARD, guard), \
@@ -496,6 +500,8 @@ def test_bench_runs_a_suite_through_the_real_pipeline_and_records_every_turn(tmp
     ]
     assert turns[0].stages["input_guard"] >= 0 and "mode" in turns[0].stages
     assert {call["role"] for call in turns[0].model_calls} >= {"router"}
+    router_call = next(call for call in turns[0].model_calls if call["role"] == "router")
+    assert (router_call["prompt_tokens"], router_call["cached_tokens"]) == (1500, 1480)
     assert turns[2].answer["action"] == "confirm"
     # one conversation: the router saw the turns in order; the "yes" was handled in code
     routed = [_route(request)["action"] for request in fake_models.router.requests]

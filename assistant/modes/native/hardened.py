@@ -3,9 +3,11 @@
 1. Retrieval: the request is embedded and the top-k tools are declared (``assistant.retrieval``),
    plus the tool of the conversation's last action (for "another one") and ``ask_general``, the
    escape hatch, so the model is never forced into a bad fit.
-2. The shortlist is rendered by the model's own chat template, after a static system prompt (the
-   store, the rules and the business type's example requests written as calls, so llama.cpp's
-   prompt cache serves it), and decoding is constrained by one JSON schema. The first step is
+2. Every tool is declared, always in the same order, by the model's own chat template after a
+   static system prompt (the store, the rules and the business type's example requests written as
+   calls), so all of the prompt before the owner's words is the same on every call of a store and
+   llama.cpp's prefix cache serves it; the shortlist acts only through decoding, which is
+   constrained by one JSON schema. The first step is
    exactly one of the shortlisted calls (name and that tool's argument schema, without the
    fields code owns); ``ask_general``, always listed, is the reply path for greetings, reactions
    and general questions (escalation to the general model). A plain reply ``{"reply": str}`` is
@@ -21,7 +23,9 @@
 4. One repair with a short message naming the field, then a clarifying question.
 5. After tool results a second constrained step lets the model write the reply (or call another
    store tool, at most six steps). The reply is checked: every number must appear in the turn's
-   tool results or the owner's words; a single-product answer must carry the fact asked for
+   tool results or the owner's words, and a number said of a product must be that product's; the
+   products it names, its units and its other words must come from them too (``reply_words``: no
+   "popular choice for desserts"); a single-product answer must carry the fact asked for
    (count, price, shelf); a draft or count change must repeat its quantity, total or new count;
    a reply claiming a media tool's effect that did not run is re-asked as a call. Otherwise one
    repair, then the reply that code builds from the last
@@ -62,16 +66,18 @@ from assistant.reply_numbers import (
     numbers_in,
     unsupported_numbers,
 )
+from assistant.reply_words import said_beyond
 from assistant.retrieval import DEFAULT_K, ESCAPE_HATCH, tool_shortlist
 from assistant.types import Outcome
 from inference.base import ModelRequest, Role, parse_json
 from mcp_gateway.registry import tool_get, tool_list
 from packs.source import store_pack_key
 
-from . import common, template
+from . import common, sales, template
 
 CALL_TOKENS = 96
 REPLY_TOKENS = 240
+REPLY_CHARS = 400  # one or two spoken sentences; the grammar ends a longer one (a bound on decoding time)
 FORMAT_RULE = (
     "\nAnswer with exactly one JSON object. First a tool call {\"name\": ..., \"arguments\": {...}}: a store tool for "
     "the store, ask_general for greetings, reactions and general questions. After the tool results, "
@@ -171,11 +177,17 @@ def examples_prompt(business_type: str) -> str:
     return "\nExamples (owner's words -> first call):\n" + "\n".join(lines) if lines else ""
 
 
-def declared_tools(shortlist: list[str]) -> list[dict[str, Any]]:
-    """The shortlisted tools in the chat-template shape, in registry order (stable prompts cache better)."""
-    order = [spec.name for spec in tool_list()] + list(_CLIENT)
+def declared_tools() -> list[dict[str, Any]]:
+    """Every tool in the chat-template shape, always the same and in registry order.
+
+    The declarations follow the system prompt in the rendered prompt, so a per-turn shortlist here
+    made the prompt differ from the owner's words' start onwards about 1,400 tokens in, and llama.cpp
+    re-read the rest (500-900 tokens) on every call. Declared whole and fixed, everything before the
+    owner's words is the same on every call of a store and served from the prefix cache; the shortlist
+    restricts the model only through the grammar (``call_schema``).
+    """
     tools = []
-    for name in sorted(shortlist, key=order.index):
+    for name in [spec.name for spec in tool_list()] + list(_CLIENT):
         description = _CLIENT[name]["description"] if name in _CLIENT else tool_get(name).description
         if name == "update_inventory":  # expectedStock is filled by code, so its instruction is left out
             description = description.split(" expectedStock")[0]
@@ -188,7 +200,7 @@ def call_schema(shortlist: list[str]) -> dict[str, Any]:
     """One of the shortlisted calls, or a plain reply (seed 002's ``call_schema``)."""
     calls = [_object({"name": {"const": name}, "arguments": model_schema(name)}, required=("name", "arguments"))
              for name in shortlist]
-    reply = _object({"reply": {"type": "string", "minLength": 1, "maxLength": 700}}, required=("reply",))
+    reply = _object({"reply": {"type": "string", "minLength": 1, "maxLength": REPLY_CHARS}}, required=("reply",))
     return {"anyOf": [*calls, reply]}
 
 
@@ -211,7 +223,7 @@ class Harness:
         self.code_replies = code_replies
         extra = [_ACTION_TOOL[ctx.state.last_action]] if ctx.state.last_action in _ACTION_TOOL else []
         self.shortlist = tool_shortlist(ctx.words.text, k=k, extra=extra, always=(ESCAPE_HATCH,))
-        self.tools = declared_tools(self.shortlist)
+        self.tools = declared_tools()
         self.schema = call_schema(self.shortlist)
         # After results, a write stays decodable only if the owner's words asked for that kind of write
         # (the policy's own reading of them), so a loop that started with a lookup cannot drift into an
@@ -297,9 +309,11 @@ class Harness:
 
     def answers_whole(self, step: common.Step) -> bool:
         """Whether the turn's first result is the whole answer, so code can state it (see the module's point 6)."""
-        if not self.code_replies or not step.ok or step.client is not None:
+        if not self.code_replies or not step.ok:
             return False
         earlier = self.steps[:-1]  # code's own reads for this call, or the model's earlier calls
+        if step.client is not None:  # the film or guide playing is the answer; after it only a reply was decodable
+            return step.name in ("play_demo_video", "play_audio_guide") and not earlier
         if step.name in ("update_inventory", "place_reorder"):
             # A write that went through is said whole by its result; reads before it only prepared it.
             return all(s.ok and s.name == "get_inventory" and "product" in s.data for s in earlier)
@@ -314,10 +328,12 @@ class Harness:
             return not past_period(self.ctx.words.text)
         if step.name != "get_inventory" or asks_about_sales(self.ctx.words.text):
             return False  # a product read for a sales question ("how much paneer went out last week") is not its answer
+        named = self.ctx.ground(last_product=self.ctx.state.last_product or None)  # "and how much is it"
         if isinstance(step.data.get("product"), dict):
-            named = self.ctx.ground()
             return (len(named.products) == 1 and not named.ambiguous
                     and named.products[0].name == step.data["product"].get("name"))
+        if step.data.get("filter") == "all":  # the whole list, unless the words name a group to pick from it
+            return not (named.products or named.group or named.unknown or named.ambiguous)
         return step.data.get("filter") == "low"
 
     def reply_problem(self, reply: str) -> tuple[str, bool]:
@@ -342,6 +358,10 @@ class Harness:
             product, number = swapped[0]
             return (f"The reply gives {product} the number {number}, which is another product's. "
                     f"Say {product}'s own numbers from the tool results."), False
+        beyond = said_beyond(reply, results=results, owner_text=self.ctx.words.text,
+                             catalog=[(entry.name, tuple(entry.aliases)) for entry in self.ctx.catalog.entries])
+        if beyond:
+            return _BEYOND[beyond.kind].format(", ".join(repr(word) for word in beyond.said[:4])), False
         for step in self.steps:
             missing = _missing_write_facts(step, reply) if step.ok else None
             if missing:
@@ -399,6 +419,12 @@ class Harness:
 
     def prepare(self, name: str, arguments: dict[str, Any]) -> _Checked:
         """Semantic checks and the fields code owns; the registry schema checks the result."""
+        answer = sales.period_answer(self.ctx, name) if not self.steps else None
+        if answer is not None:  # selling over a past period: the router's sales action (``sales``)
+            self.audit["repairs"].append(f"{name}: sales over a past period, answered by code")
+            return _Checked(answer=answer)
+        if sales.today_alone(self.ctx, name, arguments):
+            name, arguments = "get_todays_transactions", {}
         if name == "get_inventory" and str(arguments.get("item", "")).strip().lower() in _LIST_ITEMS:
             # "all" or "low" written as an item means the list filter of the same name, not a product.
             item = str(arguments["item"]).strip().lower()
@@ -483,6 +509,11 @@ class Harness:
                            outcome=Outcome.ERROR)
 
 
+_BEYOND = {
+    "names": "The reply names {}, which the tool results do not. Speak only of the products in the results.",
+    "units": "The reply says {}, a unit the tool results do not give. Use the units in the results.",
+    "words": "The reply adds {}, which the tool results do not say. Say only what the results say, plainly.",
+}
 _DESCRIBED = {
     "play_demo_video": re.compile(r"\b(demo|video|film)\b", re.IGNORECASE),
     "play_audio_guide": re.compile(r"\b(guide|playing|here'?s a tip|here is a tip)\b", re.IGNORECASE),
