@@ -46,7 +46,7 @@ def _products_named(text: str, names: list[str]) -> set[str]:
 def evaluate_records(records: list[dict[str, Any]], backend: Any, *, catalog_names: list[str]) -> dict[str, Any]:
     """Counts for one split: first calls (exact, tool) and answers after results (correct, exact)."""
     from assistant.modes.small import protocol
-    from assistant.modes.small.runtime import PROMPT_END, compact_lines
+    from assistant.modes.small.runtime import PROMPT_END, compact_lines, line_budget
     from assistant.reply_numbers import numbers_in
     from inference.base import ModelRequest, Role
 
@@ -65,8 +65,10 @@ def evaluate_records(records: list[dict[str, Any]], backend: Any, *, catalog_nam
                 first_call_seen = True
             if not (is_first_call or (gold_tag == "Answer" and after_result)):
                 continue
+            # The runtime's budget: one line, or room to restate the result just before it.
+            budget = line_budget([{"tag": "Result", "text": previous[len(protocol.RESULT):]}] if after_result else [])
             response = backend.complete(ModelRequest(role=Role.SMALL, prompt=prompt[: -len(protocol.NEXT)] + PROMPT_END,
-                                                     max_tokens=96, stop=("\n",)))
+                                                     max_tokens=budget, stop=("\n",)))
             parsed = protocol.parse_next(response.text.strip())
             if is_first_call:
                 counts["first_call"] += 1
