@@ -512,3 +512,19 @@ def test_direct_get_sales_for_today_alone_is_todays_sales(api_client, demo, mode
     answer = _say(api_client, "how did we do today, sales wise")
     assert [call["tool"] for call in answer["tool_calls"]] == ["get_todays_transactions"]
     assert len(model.requests) == 1 and "receipt" in answer["reply"]
+
+
+def test_direct_a_nutrition_question_read_as_a_product_is_the_nutrition_guide(api_client, demo, model, direct):
+    model.add(_call("get_inventory", item="protein"))
+    answer = _say(api_client, "which foods we sell are good sources of protein")
+    assert [call["tool"] for call in answer["tool_calls"]] == ["play_audio_guide"]
+    assert [item["kind"] for item in answer["media"]] == ["audio"] and len(model.requests) == 1
+
+
+def test_direct_a_general_question_read_as_a_missing_product_goes_to_the_general_model(api_client, demo, model, direct):
+    model.add(_call("get_inventory", item="australia"), _call("get_inventory", item="saffron"))
+    answer = _say(api_client, "what's the capital of australia")
+    assert [call["tool"] for call in answer["tool_calls"]] == ["ask_general"]
+    assert answer["reply"] == "Happy to help!"  # the general model's answer, not "we don't carry australia"
+    answer = _say(api_client, "do we carry saffron")  # shelf words: still the store's answer
+    assert "don't carry saffron" in answer["reply"]

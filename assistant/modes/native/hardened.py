@@ -73,7 +73,7 @@ from inference.base import ModelRequest, Role, parse_json
 from mcp_gateway.registry import tool_get, tool_list
 from packs.source import store_pack_key
 
-from . import common, sales, template
+from . import common, intent, sales, template
 
 CALL_TOKENS = 96
 REPLY_TOKENS = 240
@@ -419,6 +419,8 @@ class Harness:
 
     def prepare(self, name: str, arguments: dict[str, Any]) -> _Checked:
         """Semantic checks and the fields code owns; the registry schema checks the result."""
+        if not self.steps:  # the router's rules for a nutrition or general question the model read as a product
+            name, arguments = intent.first_call(self.ctx, name, arguments)
         answer = sales.period_answer(self.ctx, name) if not self.steps else None
         if answer is not None:  # selling over a past period: the router's sales action (``sales``)
             self.audit["repairs"].append(f"{name}: sales over a past period, answered by code")
