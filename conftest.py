@@ -162,3 +162,15 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture
+def finder_minute(monkeypatch):
+    """The shelf finder's one-minute window held still, so a test's few requests cannot straddle two
+    windows (a run that crossed a minute boundary saw its fourth request allowed)."""
+    import types
+
+    from dashboard.views import public
+
+    monkeypatch.setattr(public, "time", types.SimpleNamespace(time=lambda: 60.0 * 29_500_000 + 1))
+

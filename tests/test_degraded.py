@@ -65,7 +65,7 @@ def test_while_the_database_refuses_healthz_says_so_with_503(db):
     assert client.get("/healthz").status_code == 200
 
 
-def test_with_redis_down_the_shelf_finder_answers_and_still_rate_limits(store, settings):
+def test_with_redis_down_the_shelf_finder_answers_and_still_rate_limits(store, settings, finder_minute):
     settings.CACHES = redis_down_caches()
     settings.SHELF_FINDER_RATE_PER_MINUTE = 3
     with use_store(store):

@@ -141,7 +141,7 @@ def test_too_long_a_query_is_refused_without_searching(client, grocery):
     assert "shorter name" in response.content.decode()
 
 
-def test_searches_are_rate_limited_per_visitor_and_store(client, grocery, other_store, settings):
+def test_searches_are_rate_limited_per_visitor_and_store(client, grocery, other_store, settings, finder_minute):
     settings.SHELF_FINDER_RATE_PER_MINUTE = 3
     for _ in range(3):
         assert find(client, grocery, "haldi").status_code == 200
