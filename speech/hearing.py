@@ -26,7 +26,7 @@ from rapidfuzz import fuzz
 
 from assistant.grounding import Catalog, ground
 from assistant.lexicon import Lexicon
-from assistant.normalize import normalize
+from assistant.normalize import Normalized, normalize
 from assistant.numbers import teen_ty_partner
 from assistant.policy import OwnerWords
 
@@ -140,12 +140,12 @@ class Hearing:
             scored.append((total, -rank, text, corrections, doubt, hypothesis))
         total, _rank, text, corrections, doubt, chosen = max(scored, key=lambda row: (row[0], row[1]))
         if doubt is None:
-            doubt = self._number_doubt(chosen, text, hypotheses) or self._count_doubt(text)
+            words = normalize(text, self.lexicon)  # read once for both number checks
+            doubt = self._number_doubt(chosen, text, words, hypotheses) or self._count_doubt(text, words)
         return Choice(text=text, corrections=corrections, doubt=doubt)
 
-    def _count_doubt(self, text: str) -> dict[str, str] | None:
+    def _count_doubt(self, text: str, words: Normalized) -> dict[str, str] | None:
         """A question when the words change a count to a number with a teen/ty partner."""
-        words = normalize(text, self.lexicon)
         if len(words.numbers) != 1 or not OwnerWords(text=words.text, numbers=words.numbers).asks_count_change:
             return None
         if words.text.rstrip().endswith("?") or _QUESTION.match(words.text):  # "do we have 40 bags?" asks
@@ -156,9 +156,9 @@ class Hearing:
             return None
         return {"kind": "number", "question": f"Did you say {said}, not {other}?", "text": text}
 
-    def _number_doubt(self, chosen: Any, text: str, hypotheses: list[Any]) -> dict[str, str] | None:
+    def _number_doubt(self, chosen: Any, text: str, words: Normalized, hypotheses: list[Any]) -> dict[str, str] | None:
         """A question when a close hypothesis heard another number ("nineteen" or "ninety")."""
-        mine = normalize(text, self.lexicon).numbers
+        mine = words.numbers
         if len(mine) != 1:
             return None
         for other in hypotheses:
