@@ -21,7 +21,7 @@ from assistant.sentences import say
 from mcp_gateway.policy import Refusal, ToolCall
 
 _COUNT_CHANGE = re.compile(
-    r"\b(we (actually |now |only )?(have|got)|there (are|is)|set|update|change|correct|count(ed)?|make it|"
+    r"\b(we('ve)? (actually |now |only )?(have|got)|there (are|is)|set|update|change|correct|count(ed)?|make it|"
     r"should be|actually|recount(ed)?|adjust|put .* (at|to)|now (have|at)|only have|stock (is|of|at|to))\b"
 )
 _ORDER = re.compile(

@@ -49,3 +49,17 @@ def test_a_question_about_an_existing_order_does_not_ask_for_a_new_one(text):
 def test_narrowing_a_draft_just_offered_still_counts():
     assert OwnerWords(text="just the rice", numbers=(), draft_just_offered=True).asks_order
     assert not OwnerWords(text="where is the order", numbers=(), draft_just_offered=True).asks_order
+
+
+@pytest.mark.parametrize("text", [
+    "we've got 13 bags of basmati, updated",  # how Whisper writes "we've got thirteen ..., update it"
+    "we've got 13 bags of basmati",
+    "we got 13 bags of basmati",
+    "we actually have 15 bags of atta",
+])
+def test_saying_what_we_have_with_a_number_asks_for_a_count_change(text):
+    assert OwnerWords(text=text, numbers=(13,)).asks_count_change
+
+
+def test_a_number_alone_is_no_count_change():
+    assert not OwnerWords(text="what does 13 bags of basmati cost", numbers=(13,)).asks_count_change
