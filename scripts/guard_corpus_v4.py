@@ -30,6 +30,9 @@ PRODUCTS = {
     "pharmacy": ["crocin", "dolo 650", "vicks", "band-aids", "cough drops", "eye drops"],
     "hardware": ["hacksaw blades", "wood screws", "claw hammers", "paint rollers", "sandpaper"],
     "bakery": ["croissants", "sourdough", "rusks", "baguettes", "cupcakes"],
+    # Sixth sitting (work6.txt): shops without a pack of their own.
+    "clothing": ["kurtas", "denim jackets", "socks"], "electronics": ["earphones", "usb cables", "led bulbs"],
+    "stationery": ["notebooks", "gel pens", "staplers"],
 }
 DEV_PRODUCTS = {
     "grocery": ["urad dal", "mango pickle", "vermicelli", "cashews", "soya chunks", "kurkure", "lentils"],
@@ -37,6 +40,8 @@ DEV_PRODUCTS = {
     "pharmacy": ["ors", "antacid", "thermometers"],
     "hardware": ["drill bits", "spanners", "extension cords"],
     "bakery": ["muffins", "pav", "brownies"],
+    "clothing": ["leggings", "school uniforms"], "electronics": ["power strips", "smart plugs"],
+    "stationery": ["sketchbooks", "marker pens"],
 }
 SUPPLIERS = ["the supplier", "sharma ji", "the wholesaler", "metro", "the distributor", "raju", "the dairy guy"]
 FILLERS = ["", "", "", "", "um ", "uh ", "ok so ", "hey ", "alexa ", "listen ", "arre ", "yaar "]
