@@ -48,7 +48,7 @@ from .dataset import TRAIN_SET, items_load
 from .encoders import GuardModelError
 from .injection import InjectionLayer
 from .judge import Judgement, LlmJudge
-from .rules import injection_rule, self_harm_rule
+from .rules import data_injection_rule, injection_rule, self_harm_rule
 from .vocabulary import VocabularyError, names_mask, safe_terms_mask
 
 __all__ = [
@@ -196,7 +196,7 @@ class Guard:
     def _data_decide(self, texts: list[str]) -> GuardVerdict:
         seen = self._data_scores  # text -> (layer, score), remembered: a catalog is read once per process
         unseen = [t for t in texts if t not in seen]
-        fresh = {t: ("rules:data", 1.0) for t in unseen if injection_rule(t)}
+        fresh = {t: ("rules:data", 1.0) for t in unseen if injection_rule(t) or data_injection_rule(t)}
         # NanoGuard scores short catalog words at random ("Namkeen mix" 0.99) and pads every text to
         # 512 tokens: it reads only data long enough to hold an instruction the rules did not name.
         fresh.update((t, ("rules", 0.0)) for t in unseen if t not in fresh and len(t.split()) < DATA_MIN_WORDS)

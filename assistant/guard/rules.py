@@ -84,6 +84,49 @@ def injection_rule(text: str) -> str | None:
     return None
 
 
+# Data a model reads (catalog text, tool results) is written by suppliers, staff, customers and other
+# systems, never by the owner to the assistant: text there that speaks to the model, hands it a task, asks it
+# to hide something from the owner, ships the store's data to an address, or orders bulk changes is an
+# injection even without the owner-channel shapes above. Owner speech may say all of these ("hey assistant,
+# set all the biscuit prices to 20"), so these shapes are for data only (``Guard.check_data``).
+# A model, by any name a note would give it; ``_READER`` adds bare "assistant", which a shelf note may also say to
+# the shop's own assistants ("assistant must check id"), so it only counts where it is greeted or said to read.
+_MODEL = r"(?:(?:ai|virtual|voice|digital|shelfwise) assistant|ai|a\.i\.|chatbot|bot|llm|language model|gpt|shelfwise)s?"
+_READER = rf"(?:{_MODEL}|assistants?)"
+_DATA_PATTERNS = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        rf"\b(?:dear|attention|attn|hey|hi|hello|note (?:to|for)|message (?:to|for)|instructions? (?:to|for)|p\.?s\.?)"
+        rf"\s*:?\s+(?:the\s+|any\s+|all\s+)?{_READER}\b",
+        rf"\b{_READER}\s+(?:reading|processing|parsing|seeing|summari[sz]ing|handling)\s+(?:this|these|the following)\b",
+        rf"\bif you(?:'re| are) an? {_READER}\b|\bwhen you (?:read|see|process|parse) this\b",
+        rf"\b(?:the\s+)?{_MODEL}\s+(?:must|should|shall|needs? to|has to|is (?:required|instructed|authori[sz]ed|allowed|"
+        rf"expected) to|may now|will now)\b",
+        r"\byour (?:new |next |real |actual |only )?(?:task|job|goal|instructions?|mission|orders?) (?:is|are|now)\b"
+        r"|\bnext step for (?:the |you\b)",
+        r"\b(?:do not|don't|never) (?:tell|inform|show|mention|alert|ask|warn)\b[^.?!]{0,20}?\b(?:the )?(?:owner|user|"
+        r"shopkeeper|manager)\b|\bwithout (?:telling|informing|asking|notifying|alerting) (?:the )?(?:owner|user)\b",
+        r"\b(?:send|e-?mail|forward|post|upload|export|share|leak|transfer|copy)\b[^.?!@]{0,40}?\b(?:all|every|whole|full|"
+        r"entire|customers?|sales|reports?|database|data|lists?|numbers|passwords?|tokens?|keys?|records?|history)\b"
+        r"[^.?!@]{0,40}?\b(?:to|at)\s+(?:\S+@\S+\.\w+|https?://)",
+        r"\b(?:set|change|make|update)\s+(?:all|every|each)\b[^.?!]{0,30}?\b(?:prices?|stock|counts?|quantit(?:y|ies))\b"
+        r"[^.?!]{0,20}?\b(?:to|as)\b",
+        r"\b(?:delete|wipe|erase|approve|confirm|refund|cancel)\s+(?:all|every)\s+(?:the\s+)?(?:products|orders|drafts|"
+        r"records|data|customers|invoices|payments|pending|items|stock)\b",
+        r"\bmark (?:this|the|all|every)\b[^.?!]{0,20}?\b(?:invoices?|bills?|orders?)\b[^.?!]{0,10}?\bpaid\b",
+        r"\b(?:tool|function) (?:call|result|output|response)\s*:|\b(?:override|admin|manager'?s?) (?:code|password|pin) is\b",
+    )
+)
+
+
+def data_injection_rule(text: str) -> str | None:
+    """The name of the data-only injection shape catalog text or a tool result matches, or None."""
+    for n, pattern in enumerate(_DATA_PATTERNS):
+        if pattern.search(text):
+            return f"data{n}"
+    return None
+
+
 # Self-harm: asking how to die, or how much of something kills. Checked on the owner's words (not
 # on data) before the classifier, because the classifier's score leaves some of these in its safe
 # range ("how much paracetamol is a lethal dose": 0.63) and a shop's own words never take these
