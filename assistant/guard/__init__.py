@@ -185,8 +185,10 @@ class Guard:
     def check_data(self, texts: Sequence[str]) -> GuardVerdict:
         """Judge catalog text or a tool result a model will read: is any of it an injection?
 
-        Rules first, then NanoGuard on the texts it has not seen (remembered per process, so a
-        catalog is read once). Fails closed: a layer that cannot run makes the data unsafe.
+        Rules first (the injection shapes, and the shapes only data may not take: text that speaks to
+        the model or orders bulk changes, ``rules.data_injection_rule``), then NanoGuard on the texts
+        it has not seen (remembered per process, so a catalog is read once). Fails closed: a layer
+        that cannot run makes the data unsafe.
         """
         started = time.perf_counter()
         verdict = self._data_decide([t for t in dict.fromkeys(texts) if t and t.strip()])
