@@ -29,6 +29,7 @@ from assistant.lexicon import Lexicon
 from assistant.normalize import Normalized, normalize
 from assistant.numbers import teen_ty_partner
 from assistant.policy import OwnerWords
+from speech import by_ear
 
 STRONG = 0.75  # a sound-alike this close is read as the product
 WEAK = 0.55  # this close is asked about; below, the words stay what was heard
@@ -43,6 +44,7 @@ there here where what whats how many much any some more left got get give me us 
 please um uh so like now now's can could would should will set change make fix update count order reorder
 restock stock price cost bags bag packs pack bottles bottle jars jar boxes box blocks block tubs tub cans
 can packets packet kept keep put find shelf aisle carry sell sold today sales store doing overall
+weve ive im ill dont doesnt didnt isnt arent theres wheres hows thats lets youre theyre
 """.split())
 _QUESTION = re.compile(r"^(how|what|why|when|who|which|is|are|does|do|did|can|could|have|has)\b")
 
@@ -67,9 +69,12 @@ def _sound(letters: str) -> str:
 def similarity(heard: str, term: str) -> float:
     """0..1: how alike two phrases sound (Metaphone edit distance, then letters), spaces ignored."""
     a, b = _letters(heard), _letters(term)
+    return _alike(a, _sound(a), b, _sound(b))
+
+
+def _alike(a: str, sa: str, b: str, sb: str) -> float:
     if not a or not b:
         return 0.0
-    sa, sb = _sound(a), _sound(b)
     sound = 1 - jellyfish.levenshtein_distance(sa, sb) / max(len(sa), len(sb), 1)
     return 0.6 * sound + 0.4 * fuzz.ratio(a, b) / 100
 
@@ -85,6 +90,24 @@ class Hearing:
             for term in (entry.name, *entry.aliases):
                 if len(_letters(term)) >= MIN_LETTERS:
                     self.terms.append((term.lower(), entry.name))
+        self.spoken_forms = self._spoken_forms()
+        self._keyed = [(term, product, _letters(term), _sound(_letters(term)))
+                       for term, product in (*self.terms, *self.spoken_forms)]
+        self._alike_cache: dict[tuple[str, int, int], list[tuple[str, str, float]]] = {}
+
+    def _spoken_forms(self) -> list[tuple[str, str]]:
+        """The lexicon's local names and known mishearings of one product each ("otta" → Atta): the
+        ear may hear them where spelling would not reach the catalog name."""
+        forms = []
+        known = {term for term, _product in self.terms}
+        for source, correction in self.lexicon.corrections.items():
+            said = " ".join(source)
+            if said in known or len(_letters(said)) < MIN_LETTERS:
+                continue
+            found = ground(correction.target, catalog=self.catalog, lexicon=self.lexicon)
+            if len(found.products) == 1 and not found.ambiguous:
+                forms.append((said, found.products[0].name))
+        return forms
 
     def sounds_like(self, words: str) -> tuple[str, str, float] | None:
         """The catalog term that ``words`` sound most like: ``(term, product, score)``."""
@@ -94,6 +117,25 @@ class Hearing:
             if best is None or score > best[2]:
                 best = (term, product, score)
         return best
+
+    plain = _PLAIN
+    longest = MAX_SPAN
+
+    def sounds_alike(self, words: str, products: int, forms: int) -> list[tuple[str, str, float]]:
+        """The ``products`` products whose names ``words`` sound most like, each with its ``forms``
+        closest spoken forms (name, aliases, local names): ``(term, product, score)``, closest first."""
+        key = (words, products, forms)
+        if key not in self._alike_cache:
+            if len(self._alike_cache) > 4096:
+                self._alike_cache.clear()
+            letters = _letters(words)
+            sound = _sound(letters)
+            by_product: dict[str, list[tuple[str, str, float]]] = {}
+            for term, product, term_letters, term_sound in self._keyed:
+                by_product.setdefault(product, []).append((term, product, _alike(letters, sound, term_letters, term_sound)))
+            ranked = sorted((sorted(rows, key=lambda row: -row[2]) for rows in by_product.values()), key=lambda rows: -rows[0][2])
+            self._alike_cache[key] = [row for rows in ranked[:products] for row in rows[:forms]]
+        return self._alike_cache[key]
 
     def _spans(self, normalized: str, unknown: str | None) -> list[str]:
         """Runs of words that could be a misheard product: grounding's unknown words first, then
@@ -131,18 +173,30 @@ class Hearing:
         question = f"Did you mean {product.lower()}?"
         return text, score, [correction], {"kind": "product", "question": question, "text": corrected}
 
-    def choose(self, hypotheses: list[Any]) -> Choice:
-        """The best of ``hypotheses`` (``text``, ``logprob``; best first) for this store."""
+    def choose(self, hypotheses: list[Any], ear=None) -> Choice:
+        """The best of ``hypotheses`` (``text``, ``logprob``; best first) for this store; with an
+        ``ear`` (``speech.ear.Ear``) the audio settles its product and number (``speech.by_ear``)."""
         scored = []
         for rank, hypothesis in enumerate(hypotheses):
             text, quality, corrections, doubt = self._read(hypothesis.text)
             total = hypothesis.logprob + PRODUCT_BONUS * quality
             scored.append((total, -rank, text, corrections, doubt, hypothesis))
         total, _rank, text, corrections, doubt, chosen = max(scored, key=lambda row: (row[0], row[1]))
+        if ear is not None:
+            heard = by_ear.decide_product(self, chosen.text, ear)
+            text, corrections, doubt = heard.text, heard.corrections, heard.doubt
         if doubt is None:
             words = normalize(text, self.lexicon)  # read once for both number checks
             doubt = self._number_doubt(chosen, text, words, hypotheses) or self._count_doubt(text, words)
+            if doubt is not None and ear is not None and self._settled(text, words, doubt, ear):
+                doubt = None
         return Choice(text=text, corrections=corrections, doubt=doubt)
+
+    def _settled(self, text: str, words: Normalized, doubt: dict[str, str], ear) -> bool:
+        """Whether the audio clearly prefers the number heard over the one it could be confused with."""
+        said = words.numbers[0]
+        other = teen_ty_partner(said)
+        return other is not None and by_ear.number_settled(text, said, other, ear)
 
     def _count_doubt(self, text: str, words: Normalized) -> dict[str, str] | None:
         """A question when the words change a count to a number with a teen/ty partner."""

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from speech.config import SAMPLE_RATE, speech_settings
+from speech.ear import Ear
 from speech.errors import SpeechError, SpeechErrorCode
 from speech.model import get_model
 
@@ -182,7 +183,8 @@ def transcribe(samples: np.ndarray, *, prompt_words: Iterable[str] = (), hearing
                               max_new_tokens=budget)
     if not found or (no_speech > NO_SPEECH_PROB and found[0].logprob < -1.0):
         raise SpeechError(SpeechErrorCode.NO_SPEECH, NO_SPEECH)
-    chosen = hearing.choose(found) if hearing is not None else None
+    ear = Ear(speech) if settings.ear and not preview else None
+    chosen = hearing.choose(found, ear=ear) if hearing is not None else None
     text = chosen.text if chosen is not None else found[0].text
     if preview:
         text = without_repeats(text)
