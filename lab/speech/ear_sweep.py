@@ -45,7 +45,7 @@ def _grid():
 NUMBER_GRID = (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0)
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=["dev", "eval"], default="dev")
     parser.add_argument("--limit", type=int, default=0)
@@ -55,7 +55,11 @@ def main() -> None:
     parser.add_argument("--no-prompt", action="store_true", help="decode without the store's product words as prompt")
     parser.add_argument("--show", default="", metavar="TAKE,ASK,ASK_UNKNOWN,ASK_SPELLING,SWITCH,NUMBER_SURE",
                         help="replay one setting and print every clip that is not right")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = _arguments()
 
     from lab.speech import bench
 
@@ -101,11 +105,6 @@ def main() -> None:
                 tally["after_yes"] += 1
         return tally["right"], tally["asked"], tally["wrong"], tally["after_yes"]
 
-    def worth(result) -> float:
-        """Right answers, less wrong ones, less half of each question whose yes would not be right."""
-        right, asked, wrong, after_yes = result[:4]
-        return right - wrong - 0.5 * (asked - after_yes)
-
     if args.show:
         values = [float(v) for v in args.show.split(",")]
         for key, value in zip(("TAKE", "ASK", "ASK_UNKNOWN", "ASK_SPELLING", "SWITCH", "NUMBER_SURE"), values, strict=True):
@@ -113,6 +112,18 @@ def main() -> None:
         print(replay(show=True, listen=not args.no_ear))
         _save(args.cache, clips)
         return
+    _sweep(replay, by_ear, n=len(clips))
+    _save(args.cache, clips)
+
+
+def _worth(result) -> float:
+    """Right answers, less wrong ones, less half of each question whose yes would not be right."""
+    right, asked, wrong, after_yes = result[:4]
+    return right - wrong - 0.5 * (asked - after_yes)
+
+
+def _sweep(replay, by_ear, *, n: int) -> None:
+    """Every setting of the grid replayed, the best printed; then the number margin on the best."""
     results = []
     for setting in _grid():
         for key, value in setting.items():
@@ -120,10 +131,7 @@ def main() -> None:
         began = time.perf_counter()
         results.append((*replay(), setting))
         print(f"{results[-1][:4]} {setting} {time.perf_counter() - began:.0f} s", flush=True)
-    _save(args.cache, clips)
-    # Ranked by worth (see ``worth``), then by right answers.
-    results.sort(key=lambda r: (worth(r), r[0]), reverse=True)
-    n = len(clips)
+    results.sort(key=lambda r: (_worth(r), r[0]), reverse=True)
     for right, asked, wrong, after_yes, setting in results[:15]:
         print(f"right {right}/{n} asked {asked} wrong {wrong} right+yes {right + after_yes}  {setting}")
     for key, value in results[0][4].items():
