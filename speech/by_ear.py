@@ -20,8 +20,10 @@ wrong answers, not more, as the take margin grew to there.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from speech.hearing import Choice
 
 PRODUCTS_PER_SPAN = 6  # the catalog's closest sound-alike products the ear is asked about, per span
 FORMS_PER_PRODUCT = 3  # ... each in its closest spoken forms ("gud", "gur", "jaggery")
@@ -31,15 +33,6 @@ ASK_UNKNOWN = 17.5  # ... or by this much, in place of words that name no produc
 ASK_SPELLING = 0.45  # ... and only about a product whose name is spelt at least this much alike
 SWITCH = 5.0  # another product must beat the one the beam named by this much
 NUMBER_SURE = 2.0  # the heard number must beat its teen/ty partner by this much to go unasked
-
-
-@dataclass(frozen=True)
-class Heard:
-    """What the ear made of one hypothesis: its text, corrections and any doubt."""
-
-    text: str
-    corrections: list[dict[str, Any]] = field(default_factory=list)
-    doubt: dict[str, str] | None = None
 
 
 def _bare(word: str) -> str:
@@ -67,9 +60,10 @@ def replaced(text: str, start: int, end: int, term: str) -> str:
     return " ".join([*words[:start], term + tail, *words[end:]])
 
 
-def decide_product(hearing, text: str, ear) -> Heard:
+def decide_product(hearing, text: str, ear) -> Choice:
     """``text`` with its product words as the audio supports them (see the module rules)."""
     from assistant.grounding import ground
+    from speech.hearing import Choice as Heard
 
     grounding = ground(text, catalog=hearing.catalog, lexicon=hearing.lexicon)
     named, unknown = grounding.product, grounding.unknown
