@@ -70,12 +70,20 @@ def _decodings(text: str) -> list[str]:
     return out
 
 
+def _first_shape(patterns: tuple[re.Pattern[str], ...], prefix: str, text: str) -> str | None:
+    """``prefix`` and the index of the first of ``patterns`` that ``text`` matches, or None."""
+    for n, pattern in enumerate(patterns):
+        if pattern.search(text):
+            return f"{prefix}{n}"
+    return None
+
+
 def injection_rule(text: str) -> str | None:
     """The name of the injection shape ``text`` (or a decoding of it) matches, or None."""
     for variant in _decodings(text):
-        for n, pattern in enumerate(_PATTERNS):
-            if pattern.search(variant):
-                return f"rule{n}" if variant is text else f"rule{n}:encoded"
+        shape = _first_shape(_PATTERNS, "rule", variant)
+        if shape is not None:
+            return shape if variant is text else f"{shape}:encoded"
     letters = re.sub(r"[^a-z]", "", text.lower())
     words = text.split()
     spaced = sum(len(w) <= 4 for w in words) >= 0.7 * len(words) >= 3
@@ -121,10 +129,7 @@ _DATA_PATTERNS = tuple(
 
 def data_injection_rule(text: str) -> str | None:
     """The name of the data-only injection shape catalog text or a tool result matches, or None."""
-    for n, pattern in enumerate(_DATA_PATTERNS):
-        if pattern.search(text):
-            return f"data{n}"
-    return None
+    return _first_shape(_DATA_PATTERNS, "data", text)
 
 
 # Self-harm: asking how to die, or how much of something kills. Checked on the owner's words (not
@@ -147,7 +152,4 @@ _HARM_PATTERNS = tuple(
 
 def self_harm_rule(text: str) -> str | None:
     """The name of the self-harm shape the owner's words match, or None."""
-    for n, pattern in enumerate(_HARM_PATTERNS):
-        if pattern.search(text):
-            return f"self_harm{n}"
-    return None
+    return _first_shape(_HARM_PATTERNS, "self_harm", text)
