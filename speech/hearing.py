@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import jellyfish
@@ -90,10 +91,14 @@ class Hearing:
             for term in (entry.name, *entry.aliases):
                 if len(_letters(term)) >= MIN_LETTERS:
                     self.terms.append((term.lower(), entry.name))
-        self.spoken_forms = self._spoken_forms()
-        self._keyed = [(term, product, _letters(term), _sound(_letters(term)))
-                       for term, product in (*self.terms, *self.spoken_forms)]
         self._alike_cache: dict[tuple[str, int, int], list[tuple[str, str, float]]] = {}
+
+    @cached_property
+    def _keyed(self) -> list[tuple[str, str, str, str]]:
+        """Every spoken form with its letters and Metaphone code; built on the ear's first question
+        (a Hearing is built per utterance, and with the ear off nothing asks)."""
+        return [(term, product, _letters(term), _sound(_letters(term)))
+                for term, product in (*self.terms, *self._spoken_forms())]
 
     def _spoken_forms(self) -> list[tuple[str, str]]:
         """The lexicon's local names and known mishearings of one product each ("otta" → Atta): the
