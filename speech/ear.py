@@ -29,6 +29,7 @@ class Ear:
     def __init__(self, samples: np.ndarray) -> None:
         self.samples = samples
         self._encoded: np.ndarray | None = None
+        self._frames = 0
         self._scores: dict[str, float] = {}
 
     def __call__(self, texts: list[str]) -> list[float]:
@@ -43,10 +44,11 @@ class Ear:
         if todo:
             model = get_model()
             tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language="en")
-            features = _features(model, self.samples, 0.0)
-            frames = min(features.shape[-1], int(len(self.samples) / SAMPLE_RATE * 100) + 100)
             if self._encoded is None:
+                features = _features(model, self.samples, 0.0)
+                self._frames = min(features.shape[-1], int(len(self.samples) / SAMPLE_RATE * 100) + 100)
                 self._encoded = np.array(model.encode(features))
+            frames = self._frames
             start = model.get_prompt(tokenizer, [], without_timestamps=True)
             for i in range(0, len(todo), MAX_BATCH):
                 batch = todo[i : i + MAX_BATCH]
