@@ -154,9 +154,11 @@ def router():
         yield fake
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def fresh_channel_layer():
-    """A new in-memory channel layer for the test (its queues belong to one event loop)."""
+    """A new channel layer for every test. One layer serves one event loop: a socket left receiving
+    by an earlier test's loop (a live server's, an ``asyncio.run``'s) made channels_redis refuse the
+    next loop's socket ("Two event loops are trying to receive() on one channel layer at once")."""
     from channels.layers import channel_layers
 
     channel_layers.backends.clear()

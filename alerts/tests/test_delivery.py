@@ -36,7 +36,7 @@ def _alerts(store):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_alert_reaches_the_open_sockets_of_the_members_whose_role_sees_it(store, owner, staff, fresh_channel_layer):
+def test_an_alert_reaches_the_open_sockets_of_the_members_whose_role_sees_it(store, owner, staff):
     oil = make_product(store)
     owner_cookie, staff_cookie = session_cookie(owner), session_cookie(staff)
 

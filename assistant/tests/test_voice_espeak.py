@@ -44,11 +44,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_layer(fresh_channel_layer):
-    """Each test gets its own in-memory channel layer (the shared fixture in conftest.py)."""
-
-
 _ORDER = {"transcript": 1, "guard": 2, "action": 3, "tool_call": 4, "reply": 5, "media": 6, "done": 7}
 
 

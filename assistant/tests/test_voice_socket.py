@@ -35,11 +35,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 needs_espeak = pytest.mark.skipif(ESPEAK is None, reason="espeak-ng is not installed (make system-deps)")
 
 
-@pytest.fixture(autouse=True)
-def _fresh_layer(fresh_channel_layer):
-    """Each test gets its own in-memory channel layer (the shared fixture in conftest.py)."""
-
-
 def _journal(store) -> int:
     with use_store(store):
         return StockEntry.objects.filter(store=store).count()

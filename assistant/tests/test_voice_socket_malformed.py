@@ -30,8 +30,8 @@ VALID = {"type": "text", "text": "where is the gur"}
 
 
 @pytest.fixture(autouse=True)
-def fresh_layer_and_cache(fresh_channel_layer):
-    """Each test gets its own in-memory channel layer and an empty cache (SQLite reuses user ids)."""
+def fresh_cache():
+    """Each test gets an empty cache (SQLite reuses user ids); conftest.py gives it a fresh channel layer."""
     cache.clear()
     yield
     cache.clear()
