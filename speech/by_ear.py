@@ -32,6 +32,7 @@ ASK = 9.5  # trailing by at most this, it is asked about
 ASK_UNKNOWN = 17.5  # ... or by this much, in place of words that name no product the store carries
 ASK_SPELLING = 0.45  # ... and only about a product whose name is spelt at least this much alike
 SWITCH = 5.0  # another product must beat the one the beam named by this much
+MAX_WORDINGS = 18  # the ear is asked about this many catalog wordings per utterance at most, closest spelt first
 NUMBER_SURE = 2.0  # the heard number must beat its teen/ty partner by this much to go unasked
 
 
@@ -78,10 +79,13 @@ def decide_product(hearing, text: str, ear) -> Choice:
                 candidates.append((replaced(text, start, end, term), heard, term, product, spelling))
     if not candidates:
         return Heard(text=text)
+    # Each wording costs the ear a decoder pass over the sentence (about 6 ms here): the closest spelt
+    # ones only. On dev, 18 of a mean 37 lost nothing (206 right, 53 wrong against 205 and 55).
+    candidates = sorted(candidates, key=lambda c: -c[4])[:MAX_WORDINGS]
     scores = ear([text, *(c[0] for c in candidates)])
     base = scores[0]
-    best, gain = max(zip(candidates, scores[1:], strict=True), key=lambda pair: pair[1])
-    wording, heard, term, product, spelling = best
+    top, gain = max(zip(candidates, scores[1:], strict=True), key=lambda pair: pair[1])
+    wording, heard, term, product, spelling = top
     trail = base - gain
     correction = {"heard": heard, "product": product, "score": round(-trail, 2)}
     if named is not None:

@@ -24,15 +24,17 @@ class SpeechSettings:
     vad_threshold: ``SHELFWISE_VAD_THRESHOLD``: Silero speech probability that counts as speech.
     compute_type: ``SHELFWISE_STT_COMPUTE``: CTranslate2's weights and arithmetic (int8, int8_float32,
         float32).
-    window_s: ``SHELFWISE_STT_WINDOW_S``: seconds of audio the encoder reads; 30 is what Whisper was
-        trained on, 0 reads the utterance and 1 s more (shorter is faster; see the README's figures).
+    window_s: ``SHELFWISE_STT_WINDOW_S``: seconds of audio the encoder reads at least (a longer
+        utterance and 1 s more are read whole); 30 (the default) is what Whisper was trained on. 10 reads
+        a request with a sixth of the encoder time, but tiny.en then repeats itself on some requests
+        ("Where did we put the house? Where did we put the house?"; README, "Speech").
     hypotheses: ``SHELFWISE_STT_HYPOTHESES``: beam hypotheses re-ranked against the catalog (at most
         the beam size).
     vad_trim: ``SHELFWISE_STT_VAD_TRIM``: drop leading and trailing silence with Silero before Whisper.
     ear: ``SHELFWISE_STT_EAR``: settle the hearing's product and number doubts by scoring the
-        catalog's sound-alikes against the audio (``speech.ear``); off (the default: on this machine it
-        took the median real-time factor from 0.26 to 0.43, past the 0.3 the voice must keep) leaves
-        spelling alone to decide.
+        catalog's sound-alikes against the audio (``speech.ear``); off (the default: with the 30 s
+        window it takes the median real-time factor from about 0.26 to 0.31, past the 0.3 the voice
+        must keep; README, "Speech") leaves spelling alone to decide.
     partial_interval_ms: ``SHELFWISE_STT_PARTIAL_MS``: speech between two partial transcripts on the
         socket (0 turns them off).
     """

@@ -1,9 +1,9 @@
 """One utterance → its beam hypotheses → the one the store's catalog makes sense of.
 
 An owner's request is one short utterance (at most ``SHELFWISE_STT_MAX_SECONDS``), so it is decoded
-as one window: Silero trims the silence around it, the encoder reads it (``window_s``: Whisper's 30 s,
-or just the utterance), and CTranslate2's beam search returns its best ``hypotheses``, which
-``speech.hearing`` re-ranks against the store's products and numbers.
+as one window: Silero trims the silence around it, the encoder reads it (``window_s``, or the
+utterance and a second more where that is longer), and CTranslate2's beam search returns its best
+``hypotheses``, which ``speech.hearing`` re-ranks against the store's products and numbers.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ NO_SPEECH = "I didn't catch any words. Please try again."
 PROMPT_CHARS = 600
 NO_SPEECH_PROB = 0.8  # with a low score too, Whisper's own "nothing was said"
 MAX_NEW_TOKENS = 96  # one request; a runaway decode (repeating itself) stops here
-PAD_S = 1.0  # encoder room after the speech when ``window_s`` is 0
+PAD_S = 1.0  # encoder room after the speech, when the utterance is longer than ``window_s``
 QUICK_TOKENS_PER_S = 6  # a preview's decode budget: fast speech is ~4 tokens a second
 QUICK_REPEAT_WORDS = 3  # a preview that starts over (3 words or more) is cut there
 
@@ -115,7 +115,7 @@ def trim_silence(samples: np.ndarray) -> np.ndarray:
 def _features(model, samples: np.ndarray, window_s: float) -> np.ndarray:
     extractor = model.feature_extractor
     features = extractor(samples)
-    frames = int(min(window_s or (len(samples) / SAMPLE_RATE + PAD_S), 30.0) * 100)
+    frames = int(min(max(window_s, len(samples) / SAMPLE_RATE + PAD_S), 30.0) * 100)
     frames = max(frames - frames % 2, 100)  # the encoder halves the frames: keep them even
     if features.shape[-1] >= frames:
         return np.ascontiguousarray(features[:, :frames])

@@ -24,9 +24,10 @@ class _Remembering:
     def __init__(self, samples) -> None:
         from speech.ear import Ear
 
-        self.ear, self.scores = Ear(samples), {}
+        self.ear, self.scores, self.asked = Ear(samples), {}, set()
 
     def __call__(self, texts):
+        self.asked.update(texts)
         missing = [t for t in texts if t not in self.scores]
         if missing:
             self.scores.update(zip(missing, self.ear(missing), strict=True))
@@ -53,6 +54,8 @@ def _arguments() -> argparse.Namespace:
                         help="decoded hypotheses and ear scores, kept between runs (delete after changing the model)")
     parser.add_argument("--no-ear", action="store_true", help="with --show: the hearing without the ear (the baseline)")
     parser.add_argument("--no-prompt", action="store_true", help="decode without the store's product words as prompt")
+    parser.add_argument("--by-ear", nargs="*", default=[], metavar="NAME=VALUE",
+                        help="set other speech.by_ear constants first (MAX_WORDINGS=24, AGAINST_BEST=0)")
     parser.add_argument("--show", default="", metavar="TAKE,ASK,ASK_UNKNOWN,ASK_SPELLING,SWITCH,NUMBER_SURE",
                         help="replay one setting and print every clip that is not right")
     return parser.parse_args()
@@ -88,8 +91,14 @@ def main() -> None:
     clips = _decoded(args, phrases, prompt, settings, bench, recipe, read_wav, decode, trim_silence)
     turns = bench._Turns(store)
 
+    for item in args.by_ear:
+        name, value = item.split("=", 1)
+        setattr(by_ear, name, type(getattr(by_ear, name))(float(value)))
+
     def replay(show: bool = False, listen: bool = True) -> tuple[int, int, int, int]:
         tally = Counter()
+        for _phrase, _found, ear, _where in clips:
+            ear.asked.clear()
         for phrase, found, ear, where in clips:
             with use_store(store):
                 choice = hearing.choose(found, ear=ear if listen else None) if found else None
@@ -103,6 +112,10 @@ def main() -> None:
                       f" {choice.doubt['question'] if choice.doubt else ''}")
             if verdict == "asked" and str(judge(phrase, turns.answer(choice.doubt["text"]), catalog=names)) == "right":
                 tally["after_yes"] += 1
+        if show:
+            asked = sorted(len(ear.asked) for _phrase, _found, ear, _where in clips)
+            print(f"wordings the ear scored per clip: mean {sum(asked) / len(asked):.1f},"
+                  f" median {asked[len(asked) // 2]}, p90 {asked[len(asked) * 9 // 10]}, max {asked[-1]}")
         return tally["right"], tally["asked"], tally["wrong"], tally["after_yes"]
 
     if args.show:
