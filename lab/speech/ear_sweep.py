@@ -55,7 +55,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--no-ear", action="store_true", help="with --show: the hearing without the ear (the baseline)")
     parser.add_argument("--no-prompt", action="store_true", help="decode without the store's product words as prompt")
     parser.add_argument("--by-ear", nargs="*", default=[], metavar="NAME=VALUE",
-                        help="set other speech.by_ear constants first (MAX_WORDINGS=24, AGAINST_BEST=0)")
+                        help="set other speech.by_ear constants first (MAX_WORDINGS=24, PRODUCTS_PER_SPAN=4)")
     parser.add_argument("--show", default="", metavar="TAKE,ASK,ASK_UNKNOWN,ASK_SPELLING,SWITCH,NUMBER_SURE",
                         help="replay one setting and print every clip that is not right")
     return parser.parse_args()
@@ -97,9 +97,8 @@ def main() -> None:
 
     def replay(show: bool = False, listen: bool = True) -> tuple[int, int, int, int]:
         tally = Counter()
-        for _phrase, _found, ear, _where in clips:
-            ear.asked.clear()
         for phrase, found, ear, where in clips:
+            ear.asked.clear()  # what this replay asks, for the cost printed below
             with use_store(store):
                 choice = hearing.choose(found, ear=ear if listen else None) if found else None
             if choice is None:
