@@ -77,9 +77,12 @@ def _resolve_store(user: Any, slug: str):
     return store_for_user(user=user, slug=slug)
 
 
+AUDIO_KEYS = ("audio_b64", "audio_format", "sample_rate")
+
+
 def _submit(store, **job: Any) -> str:
     """Hand the turn to a worker; returns the job id (eager, with no broker: it has already run)."""
-    audio = {key: job.pop(key) for key in ("audio_b64", "audio_format", "sample_rate") if key in job}
+    audio = {key: job.pop(key) for key in AUDIO_KEYS if key in job}
     submitted = turn_submit(store=store, channel="voice", text=job.pop("text", "") or "", audio=audio or None, **job)
     return str(submitted.pk)
 
@@ -165,6 +168,7 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         self.strays_quiet = False
         self.turn_task: asyncio.Task | None = None
         self.turn_done: asyncio.Event | None = None
+        self.awaited: dict[str, Any] | None = None  # the pause pass the running turn waits for
         self._reset_audio()
         user = self.scope.get("user")
         slug = self.scope["url_route"]["kwargs"]["store_slug"]
@@ -334,7 +338,7 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         audio = bytes(self.audio[: (len(self.audio) // 2) * 2] if self.audio_format is AudioFormat.PCM16 else self.audio)
         heard = self.detector.heard_speech if self.detector is not None else True
         audio_format, sample_rate = str(self.audio_format), self.sample_rate
-        candidate = await self._pause_transcript()
+        pause = self.candidate if self.detector is not None and self.detector.ended else None
         self._reset_audio()
         if not audio:
             await self._fail("empty", EMPTY)
@@ -342,12 +346,10 @@ class VoiceConsumer(AsyncWebsocketConsumer):
         if not heard:  # the VAD heard no speech: Whisper would only invent some
             await self._fail("no_speech", NO_SPEECH)
             return
-        job = {"mode": self.turn_mode, "conversation": self.turn_conversation, "voice": self.server_voice}
-        if candidate is not None:  # heard during the pause: nothing left to transcribe
-            await self._run(text=candidate["text"], transcript=candidate["transcript"], **job)
-            return
-        await self._run(audio_b64=base64.b64encode(audio).decode("ascii"), audio_format=audio_format,
-                        sample_rate=sample_rate, **job)
+        self.awaited = pause  # its pass may still be running: ``speech_partial`` settles it
+        await self._run(pause=pause, mode=self.turn_mode, conversation=self.turn_conversation,
+                        voice=self.server_voice, audio_b64=base64.b64encode(audio).decode("ascii"),
+                        audio_format=audio_format, sample_rate=sample_rate)
 
     async def _text(self, message: dict[str, Any]) -> None:
         self._check_idle()
@@ -404,7 +406,7 @@ class VoiceConsumer(AsyncWebsocketConsumer):
             return
         self.partial_bytes, self.partial_req = size, self.partial_req + 1
         if final:
-            self.candidate = {"bytes": size, "req": self.partial_req,
+            self.candidate = {"bytes": size, "req": self.partial_req, "seq": self.partial_seq,
                               "future": asyncio.get_running_loop().create_future()}
         else:
             self.partials_in_flight += 1
@@ -415,21 +417,25 @@ class VoiceConsumer(AsyncWebsocketConsumer):
 
     async def speech_partial(self, event: dict[str, Any]) -> None:
         """A worker's transcript of the utterance so far (``worker.speech``)."""
+        if event.get("final"):  # the pause's pass, awaited by this utterance or by the turn it ended in
+            for candidate in (self.candidate, self.awaited):
+                if (candidate is not None and (candidate["seq"], candidate["req"]) == (event.get("seq"), event.get("req"))
+                        and not candidate["future"].done()):
+                    candidate["future"].set_result(event)
         if event.get("seq") != self.partial_seq:
             return  # an earlier utterance's
-        if event.get("final"):
-            candidate = self.candidate
-            if candidate is not None and candidate["req"] == event.get("req") and not candidate["future"].done():
-                candidate["future"].set_result(event)
-        else:
+        if not event.get("final"):
             self.partials_in_flight = max(self.partials_in_flight - 1, 0)
         if event.get("text"):  # this utterance's, until its turn starts (then the seq moves on)
             await self._send({"type": "partial", "text": event["text"], "final": bool(event.get("final"))})
 
-    async def _pause_transcript(self) -> dict[str, Any] | None:
-        """The pause's full transcript, when the pause became the end (nothing was said after it)."""
-        candidate = self.candidate
-        if candidate is None or self.detector is None or not self.detector.ended:
+    async def _pause_transcript(self, candidate: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The full transcript of the pause that became the end (nothing was said after it).
+
+        Awaited in the turn's task, never in a frame's handler: the consumer takes the worker's
+        answer (``speech_partial``) only between handlers, so a handler that waited for it would
+        wait out the whole bound whenever the pass ended after the utterance did."""
+        if candidate is None:
             return None
         try:
             heard = await asyncio.wait_for(asyncio.shield(candidate["future"]), timeout=CANDIDATE_WAIT_S)
@@ -441,17 +447,20 @@ class VoiceConsumer(AsyncWebsocketConsumer):
 
     # -- the turn -------------------------------------------------------------------------------
 
-    async def _run(self, **job: Any) -> None:
+    async def _run(self, pause: dict[str, Any] | None = None, **job: Any) -> None:
         """Hand the turn to the task without waiting here, so its events are relayed as they come."""
         self.busy = True
         self.turn_done = asyncio.Event()
-        self.turn_task = asyncio.ensure_future(self._turn(job, self.turn_done))
+        self.turn_task = asyncio.ensure_future(self._turn(job, self.turn_done, pause=pause))
 
-    async def _turn(self, job: dict[str, Any], done: asyncio.Event) -> None:
+    async def _turn(self, job: dict[str, Any], done: asyncio.Event, *, pause: dict[str, Any] | None = None) -> None:
         from channels.layers import get_channel_layer
 
         job_id = None
         try:
+            heard = await self._pause_transcript(pause)
+            if heard is not None:  # heard during the pause: nothing left to transcribe
+                job = {key: value for key, value in job.items() if key not in AUDIO_KEYS} | heard
             notify = await get_channel_layer().new_channel() if push_reaches_web() else None
             job_id = await asyncio.wait_for(
                 _submit_async(self.store, notify=notify, actor=self.actor, **job), timeout=TURN_TIMEOUT_S

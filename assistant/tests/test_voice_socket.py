@@ -475,6 +475,53 @@ def test_partial_transcripts_arrive_while_speaking_and_the_pause_pass_becomes_th
 
 
 @needs_espeak
+def test_a_pause_pass_that_ends_after_the_utterance_still_becomes_the_turn(owner, demo, router, monkeypatch):
+    """The pause's full pass may finish after the VAD has ended the utterance (a slow pass, a busy
+    worker). Its answer must still reach the turn: the socket used to wait for it inside the frame's
+    handler, where the answer cannot be taken, and after its 5 s bound transcribed the audio again."""
+    import time
+
+    import assistant.tasks
+    import worker.speech
+
+    router.add({"action": "find_product", "item": "haldi", "ask": "where"})
+    speech = trim(espeak_samples("where did we put the haldi"))
+    heard_in_pause, transcribed_in_turn = [], []
+    real_heard, real_transcribe = worker.speech._heard, assistant.tasks._transcribe
+
+    def slow_heard(store, data, sample_rate, final):
+        heard = real_heard(store, data, sample_rate, final)
+        if final:
+            time.sleep(1.5)  # ends after the utterance does (800 ms of silence)
+            heard_in_pause.append(heard.text)
+        return heard
+
+    def counted_transcribe(*args, **kwargs):
+        transcribed_in_turn.append(True)
+        return real_transcribe(*args, **kwargs)
+
+    monkeypatch.setattr(worker.speech, "_heard", slow_heard)
+    monkeypatch.setattr(assistant.tasks, "_transcribe", counted_transcribe)
+    cookie = session_cookie(owner)
+
+    async def talk() -> list[dict]:
+        socket = await open_socket(demo.slug, cookie=cookie)
+        await socket.receive_json_from(timeout=10)  # ready
+        await socket.send_json_to({"type": "start", "format": "pcm16", "sample_rate": 16000})
+        await socket.receive_json_from(timeout=10)  # listening
+        await stream_pcm(socket, np.concatenate([silence(300), speech, silence(1500)]))
+        frames = await until_done(socket)
+        await socket.disconnect()
+        return frames
+
+    frames = _run(talk)
+    transcript = next(f for f in frames if f["type"] == "transcript")
+    assert heard_in_pause and transcript["text"] == heard_in_pause[-1]
+    assert not transcribed_in_turn  # the turn ran on the pause's words: nothing transcribed again
+    assert frames[-1]["result"]["tool_calls"][0]["arguments"] == {"item": "Turmeric powder"}
+
+
+@needs_espeak
 def test_a_turn_asked_with_the_server_voice_gets_its_reply_as_speech(owner, demo, router, monkeypatch):
     monkeypatch.setenv("SHELFWISE_TTS", "espeak")
     router.add({"action": "find_product", "item": "haldi", "ask": "where"})
