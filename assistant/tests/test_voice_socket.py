@@ -502,19 +502,9 @@ def test_a_pause_pass_that_ends_after_the_utterance_still_becomes_the_turn(owner
 
     monkeypatch.setattr(worker.speech, "_heard", slow_heard)
     monkeypatch.setattr(assistant.tasks, "_transcribe", counted_transcribe)
-    cookie = session_cookie(owner)
 
-    async def talk() -> list[dict]:
-        socket = await open_socket(demo.slug, cookie=cookie)
-        await socket.receive_json_from(timeout=10)  # ready
-        await socket.send_json_to({"type": "start", "format": "pcm16", "sample_rate": 16000})
-        await socket.receive_json_from(timeout=10)  # listening
-        await stream_pcm(socket, np.concatenate([silence(300), speech, silence(1500)]))
-        frames = await until_done(socket)
-        await socket.disconnect()
-        return frames
-
-    frames = _run(talk)
+    frames = _run(spoken_turn, demo.slug, np.concatenate([silence(300), speech, silence(1500)]),
+                  cookie=session_cookie(owner))
     transcript = next(f for f in frames if f["type"] == "transcript")
     assert heard_in_pause and transcript["text"] == heard_in_pause[-1]
     assert not transcribed_in_turn  # the turn ran on the pause's words: nothing transcribed again
