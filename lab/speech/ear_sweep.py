@@ -175,8 +175,13 @@ def _decoded(args, phrases, prompt, settings, bench, recipe, read_wav, decode, t
 
 
 def _save(path: str, clips) -> None:
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_bytes(pickle.dumps({(p.id, where): (found, ear.scores) for p, found, ear, where in clips}))
+    """Write the clips' hypotheses and scores into the cache, keeping the clips this run did not load
+    (a ``--limit`` run must not shrink it)."""
+    cache = Path(path)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    kept = pickle.loads(cache.read_bytes()) if cache.is_file() else {}
+    kept.update({(p.id, where): (found, ear.scores) for p, found, ear, where in clips})
+    cache.write_bytes(pickle.dumps(kept))
 
 
 if __name__ == "__main__":
