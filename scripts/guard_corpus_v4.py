@@ -6,9 +6,9 @@ The sentences are in ``lab/guard/corpus/*.txt``, written by hand sentence by sen
 with idioms, slang, Hinglish, complaints, pest control, kitchen knives, pharmacy medicines,
 hardware tools; unsafe requests; injections in many styles incl. product names and tool results;
 question + reply pairs), without reading the evaluation or challenge sets; ``work6.txt`` is a second
-writer's (clothing, electronics and stationery shops too, which have no pack), ``work7.txt`` a third's. Every fourth sentence
-of a section goes to the development set only, with its own product list, so thresholds chosen
-on dev are chosen on sentences the classifier never saw.
+writer's (clothing, electronics and stationery shops too, which have no pack), ``work7.txt`` a
+third's. Every fourth sentence of a section goes to the development set only, with its own product
+list, so thresholds chosen on dev are chosen on sentences the classifier never saw.
 """
 
 from __future__ import annotations
