@@ -69,14 +69,14 @@ def decide_product(hearing, text: str, ear) -> Choice:
     grounding = ground(text, catalog=hearing.catalog, lexicon=hearing.lexicon)
     named, unknown = grounding.product, grounding.unknown
     words = text.split()
-    candidates: list[tuple[str, str, str, str, float]] = []  # (wording, heard words, term, product, spelling)
+    candidates: list[tuple[str, str, str, str, float, int, int]] = []  # (wording, heard words, term, product, spelling, span)
     for start, end in spans(text, hearing.plain, hearing.longest):
         heard = " ".join(_bare(w) for w in words[start:end])
         if named is not None and not _names(hearing, heard, named.name):
             continue  # a product was named: only its own words are heard again
         for term, product, spelling in hearing.sounds_alike(heard, PRODUCTS_PER_SPAN, FORMS_PER_PRODUCT):
             if term != heard:
-                candidates.append((replaced(text, start, end, term), heard, term, product, spelling))
+                candidates.append((replaced(text, start, end, term), heard, term, product, spelling, start, end))
     if not candidates:
         return Heard(text=text)
     # Each wording costs the ear a decoder pass over the sentence (about 6 ms here): the closest spelt
@@ -85,7 +85,8 @@ def decide_product(hearing, text: str, ear) -> Choice:
     scores = ear([text, *(c[0] for c in candidates)])
     base = scores[0]
     top, gain = max(zip(candidates, scores[1:], strict=True), key=lambda pair: pair[1])
-    wording, heard, term, product, spelling = top
+    wording, heard, term, product, spelling, start, end = top
+    wording = _as_named(hearing, text, wording, start, end, product)
     trail = base - gain
     correction = {"heard": heard, "product": product, "score": round(-trail, 2)}
     if named is not None:
@@ -99,6 +100,18 @@ def decide_product(hearing, text: str, ear) -> Choice:
         return Heard(text=text, corrections=[correction],
                      doubt={"kind": "product", "question": f"Did you mean {product.lower()}?", "text": wording})
     return Heard(text=text)
+
+
+def _as_named(hearing, text: str, wording: str, start: int, end: int, product: str) -> str:
+    """``wording``, or ``text`` with the product's catalog name in the span where the spoken form the
+    ear heard would not read as that product there ("the real count on bison": the lexicon reads
+    "bison" as besan only where a product is said, and "on" is not such a place)."""
+    from assistant.grounding import ground
+
+    found = ground(wording, catalog=hearing.catalog, lexicon=hearing.lexicon)
+    if found.product is not None and found.product.name == product and not found.ambiguous:
+        return wording
+    return replaced(text, start, end, product)
 
 
 def _names(hearing, words: str, product: str) -> bool:

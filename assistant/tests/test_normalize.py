@@ -121,6 +121,8 @@ def test_spellings_of_dal_become_dal_anywhere(heard: str, lexicon: Lexicon) -> N
         ("chana doll which aisle", "chana dal which aisle"),
         ("any moong dull on the shelf", "any moong dal on the shelf"),
         ("2 doll", "2 dal"),
+        ("the real count on bison is 17", "the real count on besan is 17"),
+        ("what's the price for doll today", "what's the price for dal today"),
     ],
 )
 def test_doll_and_dull_become_dal_where_a_product_is_said(said: str, expected: str, lexicon: Lexicon) -> None:

@@ -50,6 +50,19 @@ def test_the_catalog_word_the_audio_supports_replaces_the_misheard_one(hearing):
     assert "How many gur blocks do we have?" in ear.asked  # the catalog proposed it, the ear was asked
 
 
+def test_a_spoken_form_read_as_its_product_only_in_places_hands_on_the_catalog_name(hearing):
+    # "bison" is a known mishearing of besan that the lexicon corrects only where a product is said
+    # ("the bison", "bison stock"); after "set" and before "to" it would stay an animal.
+    heard = "Set bizan to 24."
+    probe = ScriptedEar({heard: -6.0})
+    hearing.choose(_h(heard), ear=probe)
+    assert "Set bison to 24." in probe.asked
+    ear = ScriptedEar({heard: -6.0, "Set bison to 24.": -6.5})
+    choice = hearing.choose(_h(heard), ear=ear)
+    assert choice.text == "Set Besan to 24."
+    assert choice.corrections[0]["product"] == "Besan" and choice.doubt is None
+
+
 def test_a_sound_alike_the_audio_only_half_supports_is_asked_about(hearing):
     heard = "Do we have marda?"
     probe = ScriptedEar({heard: -6.0})
