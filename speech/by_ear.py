@@ -34,6 +34,15 @@ ASK_SPELLING = 0.45  # ... and only about a product whose name is spelt at least
 SWITCH = 5.0  # another product must beat the one the beam named by this much
 MAX_WORDINGS = 18  # the ear is asked about this many catalog wordings per utterance at most, closest spelt first
 NUMBER_SURE = 2.0  # the heard number must beat its teen/ty partner by this much to go unasked
+# An order is the one request whose verb the ear may restore: it only drafts (nothing is placed without
+# the owner's approval), where a misheard "set" or "change" would write a count.
+ORDER_VERBS = ("order", "reorder", "restock")
+ORDER_SPELLING = 0.5  # the words heard where the verb is said must be spelt at least this much like it
+ORDER_TAKE = 3.0  # ... and the verb may trail them by at most this much
+_LEAD = frozenset("actually just ok okay so and alright right please um uh hey now then well".split())
+_VERB_FORMS = frozenset(
+    f"{verb}{ending}" for verb in ORDER_VERBS for ending in ("", "s", "ed", "ing")
+) | frozenset("where what how is are do does did can could have has who which why when".split())
 
 
 def _bare(word: str) -> str:
@@ -100,6 +109,34 @@ def decide_product(hearing, text: str, ear) -> Choice:
         return Heard(text=text, corrections=[correction],
                      doubt={"kind": "product", "question": f"Did you mean {product.lower()}?", "text": wording})
     return Heard(text=text)
+
+
+def decide_order(text: str, ear) -> str:
+    """``text`` with its leading words read as an order verb where they are spelt like one and the
+    audio supports it ("Or under 15 packs of elaichi." → "Order 15 packs of elaichi.", "Actually,
+    just rewordered the toor dal." → "... reorder the toor dal.")."""
+    from speech.hearing import similarity
+
+    words = text.split()
+    start = 0
+    while start < len(words) and _bare(words[start]) in _LEAD:
+        start += 1
+    if start >= len(words) or _bare(words[start]) in _VERB_FORMS:
+        return text
+    wordings = []
+    for end in range(start + 1, min(start + 2, len(words)) + 1):
+        heard = " ".join(_bare(w) for w in words[start:end])
+        if any(ch.isdigit() for ch in heard):
+            break
+        for verb in ORDER_VERBS:
+            if similarity(heard, verb) >= ORDER_SPELLING:
+                said = verb.capitalize() if start == 0 else verb
+                wordings.append(" ".join([*words[:start], said, *words[end:]]))
+    if not wordings:
+        return text
+    base, *scores = ear([text, *wordings])
+    best, score = max(zip(wordings, scores, strict=True), key=lambda pair: pair[1])
+    return best if base - score <= ORDER_TAKE else text
 
 
 def _as_named(hearing, text: str, wording: str, start: int, end: int, product: str) -> str:

@@ -190,6 +190,8 @@ class Hearing:
         if ear is not None:
             heard = by_ear.decide_product(self, chosen.text, ear)
             text, corrections, doubt = heard.text, heard.corrections, heard.doubt
+            if doubt is None:
+                text = by_ear.decide_order(text, ear)
         if doubt is None:
             words = normalize(text, self.lexicon)  # read once for both number checks
             doubt = self._number_doubt(chosen, text, words, hypotheses) or self._count_doubt(text, words)

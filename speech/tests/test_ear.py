@@ -63,6 +63,23 @@ def test_a_spoken_form_read_as_its_product_only_in_places_hands_on_the_catalog_n
     assert choice.corrections[0]["product"] == "Besan" and choice.doubt is None
 
 
+def test_words_spelt_like_an_order_verb_become_it_when_the_audio_supports_it(hearing):
+    heard = "Or under 15 packs of elaichi."
+    ear = ScriptedEar({heard: -9.0, "Order 15 packs of elaichi.": -9.0 - by_ear.ORDER_TAKE + 0.5})
+    assert hearing.choose(_h(heard), ear=ear).text == "Order 15 packs of elaichi."
+    ear = ScriptedEar({"Actually, just rewordered the toor dal.": -7.0, "Actually, just reorder the toor dal.": -8.0})
+    assert hearing.choose(_h("Actually, just rewordered the toor dal."), ear=ear).text == "Actually, just reorder the toor dal."
+
+
+def test_an_order_verb_the_audio_does_not_support_or_a_question_stays_as_heard(hearing):
+    heard = "Or under 15 packs of elaichi."
+    ear = ScriptedEar({heard: -9.0, "Order 15 packs of elaichi.": -9.0 - by_ear.ORDER_TAKE - 0.5})
+    assert hearing.choose(_h(heard), ear=ear).text == heard
+    ear = ScriptedEar({"Where is the order for the ghee?": -5.0})  # a question keeps its words, nothing is proposed
+    assert hearing.choose(_h("Where is the order for the ghee?"), ear=ear).text == "Where is the order for the ghee?"
+    assert not any(text.startswith("Order") or "Where is the reorder" in text for text in ear.asked)
+
+
 def test_a_sound_alike_the_audio_only_half_supports_is_asked_about(hearing):
     heard = "Do we have marda?"
     probe = ScriptedEar({heard: -6.0})
