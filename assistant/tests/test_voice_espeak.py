@@ -50,7 +50,9 @@ _ORDER = {"transcript": 1, "guard": 2, "action": 3, "tool_call": 4, "reply": 5, 
 def _check_order(frames: list[dict]) -> None:
     names = kinds(frames)
     eou = names.index("end_of_utterance")
-    assert set(names[:eou]) == {"vad"} and frames[0]["speech"] is True, names
+    # Partial transcripts may come while the owner still speaks (a pass of 700 ms of new speech that
+    # ends before the utterance does; how many depends on the machine's load).
+    assert set(names[:eou]) <= {"vad", "partial"} and frames[0]["type"] == "vad" and frames[0]["speech"] is True, names
     assert frames[eou]["by"] == "vad" and names.count("end_of_utterance") == 1
     turn = names[eou + 1 :]
     assert turn[0] == "transcript" and turn[1] == "guard" and turn[-1] == "done", turn
