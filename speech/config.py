@@ -36,6 +36,11 @@ class SpeechSettings:
         catalog's sound-alikes against the audio (``speech.ear``); on by default (fewer wrong answers
         and fewer questions on the spoken set, at a median real-time factor of about 0.22 with the
         15 s window); off leaves spelling alone to decide.
+    decoder: ``SHELFWISE_STT_DECODER``: decoder weights that replace the model's own (a safetensors
+        file of CTranslate2 variables, as ``lab.speech.tune`` writes them). ``shop`` (the default) is
+        ``speech/weights/shop_decoder.safetensors``, tiny.en's decoder adapted to shop speech (on the
+        spoken set's held-out part, 65% → 87% right; README, "Speech"); ``none`` keeps the model's own
+        (use it with ``SHELFWISE_STT_MODEL``: the shop weights fit only the bundled tiny.en).
     partial_interval_ms: ``SHELFWISE_STT_PARTIAL_MS``: speech between two partial transcripts on the
         socket (0 turns them off).
     """
@@ -52,6 +57,7 @@ class SpeechSettings:
     vad_trim: bool = True
     partial_interval_ms: int = 700
     ear: bool = True
+    decoder: str = "shop"
 
 
 def speech_settings() -> SpeechSettings:
@@ -69,4 +75,5 @@ def speech_settings() -> SpeechSettings:
         vad_trim=env_bool("SHELFWISE_STT_VAD_TRIM", True),
         partial_interval_ms=env_int("SHELFWISE_STT_PARTIAL_MS", 700, minimum=0, maximum=10_000),
         ear=env_bool("SHELFWISE_STT_EAR", True),
+        decoder=env_str("SHELFWISE_STT_DECODER", "shop"),
     )

