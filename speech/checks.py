@@ -1,5 +1,6 @@
 """System checks: the speech settings (``SHELFWISE_STT_*``, ``SHELFWISE_VAD_*``) and the voice
-(``SHELFWISE_TTS``) parse at start, not at the first utterance. Nothing is loaded here."""
+(``SHELFWISE_TTS``) parse at start, not at the first utterance, and the decoder weights named exist.
+Nothing is loaded here."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from django.core.checks import Error, register
 from django.core.exceptions import ImproperlyConfigured
 
 from .config import speech_settings
+from .model import decoder_path
 from .voice import configured_engine
 
 
@@ -18,6 +20,12 @@ def check_speech_settings(app_configs=None, **kwargs):
     except ImproperlyConfigured as exc:
         errors.append(Error(f"Speech recognition settings: {exc}", id="speech.E001",
                             hint="See speech/config.py for every SHELFWISE_STT_* and SHELFWISE_VAD_* setting."))
+    else:
+        try:
+            decoder_path()
+        except ImproperlyConfigured as exc:
+            errors.append(Error(f"Speech recognition decoder: {exc}", id="speech.E003",
+                                hint="SHELFWISE_STT_DECODER: shop, none, or a weights file from lab.speech.tune."))
     try:
         configured_engine()
     except ImproperlyConfigured as exc:

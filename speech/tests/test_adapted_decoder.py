@@ -62,6 +62,14 @@ def test_the_decoder_setting(monkeypatch, tmp_path):
         decoder_path()
 
 
+def test_a_missing_decoder_file_stops_the_start(monkeypatch, tmp_path):
+    from speech.checks import check_speech_settings
+
+    assert not check_speech_settings()
+    monkeypatch.setenv("SHELFWISE_STT_DECODER", str(tmp_path / "missing.safetensors"))
+    assert [e.id for e in check_speech_settings()] == ["speech.E003"]
+
+
 def test_the_shop_decoder_holds_the_decoder_layers_only():
     weights = load_file(str(SHOP_DECODER))
     names = {k.replace(".", "/") for k in weights}
