@@ -20,6 +20,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import time
 from pathlib import Path
@@ -75,7 +76,7 @@ def decoder_class():
 
             self.embeddings = nn.Parameter(tensor("decoder/embeddings/weight"), requires_grad=False)
             self.positions = nn.Parameter(tensor("decoder/position_encodings/encodings"), requires_grad=False)
-            count = 1 + max(int(k.split("/")[1][6:]) for k in variables if k.startswith("decoder/layer_") and k.split("/")[1][6:].isdigit())
+            count = len({k.split("/")[1] for k in variables if re.match(r"decoder/layer_\d+/", k)})
             self.layers = nn.ModuleList(Layer() for _ in range(count))
             self.norm = nn.LayerNorm(D)
             for name, param in self.trained().items():
@@ -92,7 +93,7 @@ def decoder_class():
             out["decoder/layer_norm/gamma"], out["decoder/layer_norm/beta"] = self.norm.weight, self.norm.bias
             return out
 
-        def forward(self, tokens, memory, pad_mask=None):
+        def forward(self, tokens, memory):
             length = tokens.shape[1]
             x = self.embeddings[tokens] + self.positions[:length]
             mask = torch.ones(length, length, dtype=torch.bool, device=tokens.device).tril()
@@ -106,10 +107,10 @@ def decoder_class():
     return Decoder
 
 
-def _base_bytes() -> bytes:
+def _bundled_folder() -> Path:
     from speech.model import BUNDLED_DISTRIBUTION, _folder_in_distribution
 
-    return (_folder_in_distribution(BUNDLED_DISTRIBUTION) / "model.bin").read_bytes()
+    return _folder_in_distribution(BUNDLED_DISTRIBUTION)
 
 
 def _examples(tokenizer, model, rows) -> list[tuple[list[int], int]]:
@@ -175,8 +176,9 @@ def train(args) -> None:
     encoded = np.load(data / "encoded.npy", mmap_mode="r")
     model = get_model()
     tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language="en")
-    base = ct2_file.read(_base_bytes())
-    decoder = decoder_class()(base.variables)
+    source = _bundled_folder()
+    base_bytes = (source / "model.bin").read_bytes()
+    decoder = decoder_class()(ct2_file.read(base_bytes).variables)
     check(decoder, tokenizer, model, rows, encoded, torch)
     examples = list(enumerate(_examples(tokenizer, model, rows)))
     rng = random.Random(args.seed)
@@ -215,13 +217,10 @@ def train(args) -> None:
     _save(weights, Path(args.out))
     if args.folder:
         folder = Path(args.folder)
-        from speech.model import BUNDLED_DISTRIBUTION, _folder_in_distribution
-
-        source = _folder_in_distribution(BUNDLED_DISTRIBUTION)
         folder.mkdir(parents=True, exist_ok=True)
         for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
             shutil.copy(source / name, folder / name)
-        (folder / "model.bin").write_bytes(ct2_file.patched(_base_bytes(), weights))
+        (folder / "model.bin").write_bytes(ct2_file.patched(base_bytes, weights))
         print(f"model folder {folder}")
 
 

@@ -98,9 +98,9 @@ BABBLE = (
 )
 
 
-def rng_unit(unit: str) -> str:
-    """A catalog unit as said with a count: its plural where it is one of ``UNITS``, else "units"."""
-    return unit if unit in UNITS else "units"
+def _count_unit(unit: str) -> str:
+    """A catalog unit as said with a count: its plural (or itself) where that is one of ``UNITS``, else "units"."""
+    return next((word for word in (unit + "s", unit) if word in UNITS), "units")
 
 
 def _catalogs() -> list[dict]:
@@ -112,9 +112,7 @@ def _catalogs() -> list[dict]:
         lexicon = json.loads((folder / "lexicon.json").read_text())
         local: dict[str, list[str]] = {}
         for entry in lexicon.get("local_names", []):
-            local.setdefault(entry["to"].lower(), []).extend(
-                w for w in entry["from"] if len(w.split()) <= 3 and not w.endswith("s ")
-            )
+            local.setdefault(entry["to"].lower(), []).extend(w for w in entry["from"] if len(w.split()) <= 3)
         products = []
         with open(folder / "sample_catalog.csv", newline="") as handle:
             for row in csv.DictReader(handle):
@@ -122,7 +120,7 @@ def _catalogs() -> list[dict]:
                 forms = [name] + [a.strip() for a in (row.get("aliases") or "").split("|") if a.strip()]
                 forms += local.get(name.lower(), [])[:3]
                 unit = ((row.get("unit") or "").split()[-1:] or ["unit"])[0].lower()
-                products.append({"forms": forms, "unit": unit + "s" if unit + "s" in UNITS else rng_unit(unit)})
+                products.append({"forms": forms, "unit": _count_unit(unit)})
         groups = list(lexicon.get("groups", {}))
         packs.append({"pack": folder.name, "products": products, "groups": groups})
     return packs
@@ -244,6 +242,7 @@ def build(count: int, seed: int, out: Path = OUT) -> None:
 
     django.setup()
     from speech import transcribe as stt
+    from speech.config import speech_settings
     from speech.model import get_model
 
     rng = random.Random(seed + 1)
@@ -264,7 +263,7 @@ def build(count: int, seed: int, out: Path = OUT) -> None:
         if len(speech) < SAMPLE_RATE // 4 or len(speech) > 14 * SAMPLE_RATE:
             continue
         words = prompt_of(packs[item["pack"]], rng) if rng.random() > 0.1 else []
-        features = stt._features(model, speech, 15.0)
+        features = stt._features(model, speech, speech_settings().window_s)
         encoded.append(np.asarray(model.encode(features)).astype(np.float16)[0])
         rows.append({**item, "voice": spec, "snr_db": snr, "prompt": stt.initial_prompt(words),
                      "seconds": round(len(speech) / SAMPLE_RATE, 2)})
