@@ -39,7 +39,7 @@ class SpeechSettings:
     decoder: ``SHELFWISE_STT_DECODER``: decoder weights that replace the model's own (a safetensors
         file of CTranslate2 variables, as ``lab.speech.tune`` writes them). ``shop`` (the default) is
         ``speech/weights/shop_decoder.safetensors``, tiny.en's decoder adapted to shop speech (on the
-        spoken set's held-out part, 65% → 87% right; README, "Speech"); ``none`` keeps the model's own
+        spoken set's held-out part, 66% → 87% right; README, "Speech"); ``none`` keeps the model's own
         (use it with ``SHELFWISE_STT_MODEL``: the shop weights fit only the bundled tiny.en).
     partial_interval_ms: ``SHELFWISE_STT_PARTIAL_MS``: speech between two partial transcripts on the
         socket (0 turns them off).
