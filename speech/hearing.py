@@ -194,16 +194,21 @@ class Hearing:
                 text = by_ear.decide_order(text, ear)
         if doubt is None:
             words = normalize(text, self.lexicon)  # read once for both number checks
-            doubt = self._number_doubt(chosen, text, words, hypotheses) or self._count_doubt(text, words)
-            if doubt is not None and ear is not None and self._settled(text, words, doubt, ear):
+            rival = self._rival_number(chosen, words, hypotheses)
+            if rival is not None:
+                doubt = {"kind": "number", "question": f"Did you say {words.numbers[0]}?", "text": text}
+            else:
+                doubt = self._count_doubt(text, words)
+            if doubt is not None and ear is not None and self._settled(text, words, rival, ear):
                 doubt = None
         return Choice(text=text, corrections=corrections, doubt=doubt)
 
-    def _settled(self, text: str, words: Normalized, doubt: dict[str, str], ear) -> bool:
-        """Whether the audio clearly prefers the number heard over the one it could be confused with."""
+    def _settled(self, text: str, words: Normalized, rival: int | None, ear) -> bool:
+        """Whether the audio clearly prefers the number heard over each it could be: the number a close
+        hypothesis heard, and its teen/ty partner. A number with neither stays asked."""
         said = words.numbers[0]
-        other = teen_ty_partner(said)
-        return other is not None and by_ear.number_settled(text, said, other, ear)
+        others = {n for n in (rival, teen_ty_partner(said)) if n is not None and n != said}
+        return bool(others) and all(by_ear.number_settled(text, said, other, ear) for other in others)
 
     def _count_doubt(self, text: str, words: Normalized) -> dict[str, str] | None:
         """A question when the words change a count to a number with a teen/ty partner."""
@@ -217,8 +222,8 @@ class Hearing:
             return None
         return {"kind": "number", "question": f"Did you say {said}, not {other}?", "text": text}
 
-    def _number_doubt(self, chosen: Any, text: str, words: Normalized, hypotheses: list[Any]) -> dict[str, str] | None:
-        """A question when a close hypothesis heard another number ("nineteen" or "ninety")."""
+    def _rival_number(self, chosen: Any, words: Normalized, hypotheses: list[Any]) -> int | None:
+        """The number a close hypothesis heard instead of the chosen one's ("nineteen" or "ninety"), if any."""
         mine = words.numbers
         if len(mine) != 1:
             return None
@@ -227,7 +232,7 @@ class Hearing:
                 continue
             theirs = normalize(other.text, self.lexicon).numbers
             if len(theirs) == 1 and theirs != mine:
-                return {"kind": "number", "question": f"Did you say {mine[0]}?", "text": text}
+                return theirs[0]
         return None
 
 

@@ -118,6 +118,27 @@ def test_a_teen_count_the_audio_clearly_prefers_is_not_asked(hearing):
         "kind": "number", "question": "Did you say 17, not 70?", "text": heard}
 
 
+def test_a_number_a_close_hypothesis_heard_otherwise_is_settled_by_the_audio(hearing):
+    # "22" has no teen/ty partner; the beam's runner-up heard "20". Only the audio can settle it.
+    heard, rival = "The count for haldi is 22.", "The count for haldi is 20."
+    hypotheses = [Hypothesis(text=heard, logprob=-0.30), Hypothesis(text=rival, logprob=-0.32)]
+    sure = ScriptedEar({heard: -5.0, rival: -5.0 - by_ear.NUMBER_SURE - 1})
+    assert hearing.choose(hypotheses, ear=sure).doubt is None
+    unsure = ScriptedEar({heard: -5.0, rival: -5.0 - by_ear.NUMBER_SURE / 2})
+    assert hearing.choose(hypotheses, ear=unsure).doubt == {"kind": "number", "question": "Did you say 22?", "text": heard}
+    assert hearing.choose(hypotheses).doubt["question"] == "Did you say 22?"  # no ear: asked
+
+
+def test_a_teen_count_must_beat_both_the_rival_hypothesis_and_its_partner(hearing):
+    heard = "The real count on besan is 17."
+    hypotheses = [Hypothesis(text=heard, logprob=-0.30), Hypothesis(text="The real count on besan is 7.", logprob=-0.31)]
+    beats_partner_only = ScriptedEar({heard: -5.0, "The real count on besan is 70.": -20.0,
+                                      "The real count on besan is 7.": -5.5})
+    assert hearing.choose(hypotheses, ear=beats_partner_only).doubt["question"] == "Did you say 17?"
+    beats_both = ScriptedEar({heard: -5.0, "The real count on besan is 70.": -20.0, "The real count on besan is 7.": -20.0})
+    assert hearing.choose(hypotheses, ear=beats_both).doubt is None
+
+
 def test_a_count_in_words_keeps_its_question(hearing):
     heard = "change urad daal stock to forty"
     ear = ScriptedEar({heard: 0.0})
