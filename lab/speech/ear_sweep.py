@@ -36,7 +36,7 @@ class _Remembering:
 
 def _grid():
     """Margin settings to replay: take, then the asking bands above it, then the switch margin."""
-    for take in (4.5, 6.0, 7.5, 9.0, 10.5, 12.0):
+    for take in (1.5, 3.0, 4.5, 6.0, 7.5, 9.0, 10.5, 12.0):
         for ask in (take + 2, take + 5):
             for ask_unknown in (ask, ask + 4, ask + 8):
                 for spelling in (0.45, 0.55):
@@ -56,6 +56,8 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--no-prompt", action="store_true", help="decode without the store's product words as prompt")
     parser.add_argument("--by-ear", nargs="*", default=[], metavar="NAME=VALUE",
                         help="set other speech.by_ear constants first (MAX_WORDINGS=24, PRODUCTS_PER_SPAN=4)")
+    parser.add_argument("--hearing", nargs="*", default=[], metavar="NAME=VALUE",
+                        help="set speech.hearing constants first (PRODUCT_BONUS=0.3, NUMBER_GAP=0.2)")
     parser.add_argument("--show", default="", metavar="TAKE,ASK,ASK_UNKNOWN,ASK_SPELLING,SWITCH,NUMBER_SURE",
                         help="replay one setting and print every clip that is not right")
     return parser.parse_args()
@@ -91,9 +93,12 @@ def main() -> None:
     clips = _decoded(args, phrases, prompt, settings, bench, recipe, read_wav, decode, trim_silence)
     turns = bench._Turns(store)
 
-    for item in args.by_ear:
-        name, value = item.split("=", 1)
-        setattr(by_ear, name, type(getattr(by_ear, name))(float(value)))
+    from speech import hearing as hearing_module
+
+    for module, items in ((by_ear, args.by_ear), (hearing_module, args.hearing)):
+        for item in items:
+            name, value = item.split("=", 1)
+            setattr(module, name, type(getattr(module, name))(float(value)))
 
     def replay(show: bool = False, listen: bool = True) -> tuple[int, int, int, int]:
         tally = Counter()

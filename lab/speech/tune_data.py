@@ -4,9 +4,10 @@ spoken by synthetic voices over shop noise, with what Whisper should write for e
     python -m lab.speech.tune_data --clips 2400 [--seed 7]
 
 writes ``var/tune/clips.jsonl`` (one line a clip: the target text, the prompt words, the voice and
-the noise) and ``var/tune/encoded.npy`` (each clip's encoder output, float16: the decoder is what is
-trained, the encoder is frozen, so its output is computed once, the way ``speech.transcribe`` computes
-it at run time: Silero trim, the 15 s window, the bundled model's int8 encoder).
+the noise), ``var/tune/encoded.npy`` (each clip's encoder output, float16, computed the way
+``speech.transcribe`` computes it at run time: Silero trim, the 15 s window, the bundled model) and
+``var/tune/features.npy`` (the log-mel features the encoder read, float16, for ``lab.speech.tune
+--encoder-layers``, which trains the encoder's top layers too).
 
 The sentences are written here, from templates of this file, not from the spoken set (a sentence
 equal to one of the spoken set's phrases is dropped), and a quarter of them name no product and are
@@ -249,7 +250,7 @@ def build(count: int, seed: int, out: Path = OUT) -> None:
     packs = {p["pack"]: p for p in _catalogs()}
     model = get_model()
     out.mkdir(parents=True, exist_ok=True)
-    rows, encoded = [], []
+    rows, encoded, mels = [], [], []
     with tempfile.TemporaryDirectory() as folder:
         bed = noise_bed(Path(folder))
     for k, item in enumerate(sentences(count, seed)):
@@ -265,6 +266,7 @@ def build(count: int, seed: int, out: Path = OUT) -> None:
         words = prompt_of(packs[item["pack"]], rng) if rng.random() > 0.1 else []
         features = stt._features(model, speech, speech_settings().window_s)
         encoded.append(np.asarray(model.encode(features)).astype(np.float16)[0])
+        mels.append(features.astype(np.float16))
         rows.append({**item, "voice": spec, "snr_db": snr, "prompt": stt.initial_prompt(words),
                      "seconds": round(len(speech) / SAMPLE_RATE, 2)})
         if k < 6:
@@ -272,6 +274,7 @@ def build(count: int, seed: int, out: Path = OUT) -> None:
         if k % 200 == 0:
             print(f"{k} clips", flush=True)
     np.save(out / "encoded.npy", np.stack(encoded))
+    np.save(out / "features.npy", np.stack(mels))
     with open(out / "clips.jsonl", "w") as handle:
         for row in rows:
             handle.write(json.dumps(row) + "\n")
@@ -282,6 +285,7 @@ def main() -> None:
     import os
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shelfwise.settings")
+    os.environ["SHELFWISE_STT_DECODER"] = "none"  # the encoder's outputs as shipped, whatever the weights adapt
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clips", type=int, default=2400)
     parser.add_argument("--seed", type=int, default=7)
