@@ -36,11 +36,11 @@ class SpeechSettings:
         catalog's sound-alikes against the audio (``speech.ear``); on by default (fewer wrong answers
         and fewer questions on the spoken set, at a median real-time factor of about 0.22 with the
         15 s window); off leaves spelling alone to decide.
-    decoder: ``SHELFWISE_STT_DECODER``: decoder weights that replace the model's own (a safetensors
+    decoder: ``SHELFWISE_STT_DECODER``: adapted weights that replace the model's own (a safetensors
         file of CTranslate2 variables, as ``lab.speech.tune`` writes them). ``shop`` (the default) is
-        ``speech/weights/shop_decoder.safetensors``, tiny.en's decoder adapted to shop speech (on the
-        spoken set's held-out part, 66% → 87% right; README, "Speech"); ``none`` keeps the model's own
-        (use it with ``SHELFWISE_STT_MODEL``: the shop weights fit only the bundled tiny.en).
+        ``speech/weights/shop_speech.safetensors``: tiny.en's decoder and its encoder's top two layers
+        adapted to shop speech (README, "Speech"); ``none`` keeps the model's own (use it with
+        ``SHELFWISE_STT_MODEL``: the shop weights fit only the bundled tiny.en).
     partial_interval_ms: ``SHELFWISE_STT_PARTIAL_MS``: speech between two partial transcripts on the
         socket (0 turns them off).
     """

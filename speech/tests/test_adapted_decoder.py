@@ -11,7 +11,7 @@ from safetensors.numpy import load_file, save_file
 from speech import ct2_file
 from speech import model as stt_model
 from speech.espeak import ESPEAK, espeak_samples, silence
-from speech.model import SHOP_DECODER, decoder_path, get_model, model_path
+from speech.model import SHOP_WEIGHTS, decoder_path, get_model, model_path
 from speech.transcribe import transcribe
 
 needs_espeak = pytest.mark.skipif(ESPEAK is None, reason="espeak-ng is not installed (make system-deps)")
@@ -56,7 +56,7 @@ def test_the_decoder_setting(monkeypatch, tmp_path):
     monkeypatch.setenv("SHELFWISE_STT_DECODER", "none")
     assert decoder_path() is None
     monkeypatch.setenv("SHELFWISE_STT_DECODER", "shop")
-    assert decoder_path() == SHOP_DECODER and SHOP_DECODER.is_file()
+    assert decoder_path() == SHOP_WEIGHTS and SHOP_WEIGHTS.is_file()
     monkeypatch.setenv("SHELFWISE_STT_DECODER", str(tmp_path / "missing.safetensors"))
     with pytest.raises(ImproperlyConfigured, match="no such weights file"):
         decoder_path()
@@ -70,11 +70,14 @@ def test_a_missing_decoder_file_stops_the_start(monkeypatch, tmp_path):
     assert [e.id for e in check_speech_settings()] == ["speech.E003"]
 
 
-def test_the_shop_decoder_holds_the_decoder_layers_only():
-    weights = load_file(str(SHOP_DECODER))
+def test_the_shop_weights_hold_the_decoder_layers_and_the_encoders_top_layers_only():
+    weights = load_file(str(SHOP_WEIGHTS))
     names = {k.replace(".", "/") for k in weights}
-    assert names and all(n.startswith("decoder/layer") for n in names)  # layers and the final layer_norm
-    assert not any("embeddings" in n or "encoder" in n for n in names)
+    decoder = {n for n in names if n.startswith("decoder/layer")}  # its four layers and the final layer_norm
+    encoder = names - decoder
+    assert decoder and all(n.startswith(("encoder/layer_2/", "encoder/layer_3/", "encoder/layer_norm/")) for n in encoder)
+    assert any(n.startswith("encoder/layer_2/") for n in encoder) and "encoder/layer_norm/gamma" in encoder
+    assert not any("embeddings" in n or "position" in n or "conv" in n for n in names)
     assert all(v.dtype == np.float16 for v in weights.values())
 
 
