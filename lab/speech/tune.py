@@ -39,6 +39,18 @@ NAMES = {"ln1": "self_attention/layer_norm", "qkv": "self_attention/linear_0", "
          "o2": "attention/linear_2", "ln3": "ffn/layer_norm", "f1": "ffn/linear_0", "f2": "ffn/linear_1"}
 
 
+def _variables_of(layer, prefix: str, names: dict) -> dict:
+    """The CTranslate2 variable each parameter of ``layer``'s ``names`` modules is (norms: gamma, beta)."""
+    from torch import nn
+
+    out = {}
+    for attr, name in names.items():
+        module = getattr(layer, attr)
+        first, second = ("gamma", "beta") if isinstance(module, nn.LayerNorm) else ("weight", "bias")
+        out[f"{prefix}{name}/{first}"], out[f"{prefix}{name}/{second}"] = module.weight, module.bias
+    return out
+
+
 def decoder_class():
     import torch
     import torch.nn.functional as F
@@ -88,10 +100,7 @@ def decoder_class():
             """The CTranslate2 variable each trained parameter is."""
             out = {}
             for i, layer in enumerate(self.layers):
-                for attr, name in NAMES.items():
-                    module, prefix = getattr(layer, attr), f"decoder/layer_{i}/{name}/"
-                    first, second = ("gamma", "beta") if isinstance(module, nn.LayerNorm) else ("weight", "bias")
-                    out[prefix + first], out[prefix + second] = module.weight, module.bias
+                out.update(_variables_of(layer, f"decoder/layer_{i}/", NAMES))
             out["decoder/layer_norm/gamma"], out["decoder/layer_norm/beta"] = self.norm.weight, self.norm.bias
             return out
 
@@ -166,10 +175,7 @@ def encoder_class():
         def _variables(self, indices) -> dict:
             out = {}
             for i in indices:
-                for attr, name in ENCODER_NAMES.items():
-                    module, prefix = getattr(self.layers[i], attr), f"encoder/layer_{i}/{name}/"
-                    first, second = ("gamma", "beta") if isinstance(module, nn.LayerNorm) else ("weight", "bias")
-                    out[prefix + first], out[prefix + second] = module.weight, module.bias
+                out.update(_variables_of(self.layers[i], f"encoder/layer_{i}/", ENCODER_NAMES))
             out["encoder/layer_norm/gamma"], out["encoder/layer_norm/beta"] = self.norm.weight, self.norm.bias
             return out
 
@@ -263,9 +269,10 @@ def train(args) -> None:
     tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language="en")
     source = _bundled_folder()
     base_bytes = (source / "model.bin").read_bytes()
-    decoder = decoder_class()(ct2_file.read(base_bytes).variables)
+    variables = ct2_file.read(base_bytes).variables
+    decoder = decoder_class()(variables)
     check(decoder, tokenizer, model, rows, encoded, torch)
-    memory_of, encoder = _memory(args, source, base_bytes, data, encoded, torch)
+    memory_of, encoder = _memory(args, variables, data, encoded, torch)
     examples = list(enumerate(_examples(tokenizer, model, rows)))
     rng = random.Random(args.seed)
     rng.shuffle(examples)
@@ -312,16 +319,14 @@ def train(args) -> None:
         print(f"model folder {folder}")
 
 
-def _memory(args, source, base_bytes, data, encoded, torch):
+def _memory(args, variables, data, encoded, torch):
     """``(memory_of, encoder)``: the encoder's output for a list of clips, and the encoder being trained
     (None when only the decoder is). With ``--encoder-layers K`` the clips' features are run once
     through the frozen part of a PyTorch copy of the encoder (checked against CTranslate2's outputs on
     the first clips) and the top K layers run in every step."""
     if not args.encoder_layers:
         return (lambda clips: torch.tensor(np.stack([encoded[i] for i in clips]).astype(np.float32))), None
-    from speech import ct2_file
-
-    encoder = encoder_class()(ct2_file.read(base_bytes).variables, args.encoder_layers)
+    encoder = encoder_class()(variables, args.encoder_layers)
     features = np.load(data / "features.npy", mmap_mode="r")
     lower = np.zeros((len(features), features.shape[2] // 2, D), dtype=np.float16)
     began = time.time()
