@@ -1,6 +1,6 @@
 """Adapt Whisper to shop speech: train on ``lab.speech.tune_data``'s clips, write the weights.
 
-    python -m lab.speech.tune_data --clips 2400                        # the clips, their features and encoder outputs
+    python -m lab.speech.tune_data --clips 3200 --seed 11             # the clips, their features and encoder outputs
     python -m lab.speech.tune --epochs 3 --encoder-layers 2 --bf16     # train; writes the adapted layers
 
 The token embeddings, the encoder's convolutions and its lower layers stay as shipped; the decoder's

@@ -1,7 +1,7 @@
 """Shop speech to adapt Whisper's decoder on: sentences from templates over the packs' catalogs,
 spoken by synthetic voices over shop noise, with what Whisper should write for each.
 
-    python -m lab.speech.tune_data --clips 2400 [--seed 7]
+    python -m lab.speech.tune_data --clips 3200 [--seed 11]
 
 writes ``var/tune/clips.jsonl`` (one line a clip: the target text, the prompt words, the voice and
 the noise), ``var/tune/encoded.npy`` (each clip's encoder output, float16, computed the way
@@ -16,7 +16,7 @@ four bundled packs' sample catalogs and lexicons. The voices are espeak-ng's Eng
 variants at varied speed and pitch, and Piper's joe voice with its own random noise scales; the spoken
 set's espeak-ng variant en-gb+f3 is left out, so its cells show whether what is learnt carries to a
 voice the decoder never heard adapted. The noise is a bed of its own (other beeps, hum and babble
-than the spoken set's) at 0-25 dB SNR, or none.
+than the spoken set's) at 0-20 dB SNR, or none (``CLEAN_SHARE``).
 """
 
 from __future__ import annotations
@@ -38,6 +38,11 @@ from lab.speech.voices import SAMPLE_RATE, _rms, _tool, read_wav, speak, write_w
 OUT = ROOT / "var" / "tune"
 PACKS = ROOT / "packs" / "bundled"
 NOISE_SECONDS = 120
+# How often a clip is clean, and the SNR range of the rest. The first adapted weights were trained on 40%
+# clean and 0-25 dB; their misses were mostly at 10 dB, so the noisy clips are now most of the set and
+# their range stops at 20 dB.
+CLEAN_SHARE = 0.3
+SNR_DB = (0.0, 20.0)
 
 LOOKUPS = (
     "where is the {p}", "where's the {p}", "where did we put the {p}", "where do we keep the {p}",
@@ -69,6 +74,10 @@ PLAIN = (
     "what do we have in {g}", "which items are low on stock", "any orders waiting for approval",
     "how much did we make yesterday", "what's the total for today", "show me the low stock list",
     "is everything in stock", "email the stock report to me", "what's in the {g} aisle",
+    # words a short catalog name hides in ("anything" and hing): said as plain talk, so the decoder keeps them whole
+    "is anything running low", "did anything sell today", "is anything out of stock", "anything else to reorder",
+    "is there anything waiting for approval", "did everything sell", "what else is running low",
+    "nothing came in today", "anything low in the {g} section",
 )
 GENERAL = (
     "what time is it", "how many days are in a week", "do we have time for lunch", "have we got a minute",
@@ -81,11 +90,13 @@ GENERAL = (
     "is it a holiday next monday", "we should paint the front door", "my phone battery is almost dead",
     "the delivery truck is blocking the street", "thank you, that's all for now", "never mind, forget it",
     "good morning, how are you", "what's the date today", "can you speak a bit slower",
+    "something is wrong with the card machine", "is there anything I should know", "nothing else for now, thanks",
+    "anything good on the radio", "is everything okay back there", "something smells funny in the back",
 )
 FILLERS = ("", "", "", "", "um ", "uh ", "okay ", "so ", "actually ", "alexa ", "hey ", "like ", "ok so ")
 UNITS = ("bags", "packs", "boxes", "bottles", "jars", "packets", "cases", "pieces", "units", "sacks", "tins", "rolls",
          "tubes", "cans", "loaves", "trays")
-QUESTION_START = ("where", "which", "how", "what", "do", "does", "did", "is", "are", "can", "have", "any", "who", "tell")
+QUESTION_START = ("where", "which", "how", "what", "do", "does", "did", "is", "are", "can", "have", "any", "anything", "who", "tell")
 # espeak-ng English voices and variants; en-gb+f3 (the spoken set's second voice) is left out on purpose.
 ESPEAK_LANGS = ("en-us", "en-us", "en-gb", "en-gb-x-rp", "en-gb-scotland", "en-029", "en-us-nyc", "en-gb-x-gbclan")
 ESPEAK_VARIANTS = ("", "", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "f2", "f4", "f5", "klatt", "Andy",
@@ -216,12 +227,13 @@ def noise_bed(folder: Path) -> np.ndarray:
 
 
 def noisy(speech: np.ndarray, bed: np.ndarray, rng: random.Random) -> tuple[np.ndarray, float | None]:
-    """``speech`` with 0.2-0.5 s either side, clean 40% of the time, else over ``bed`` at 0-25 dB."""
+    """``speech`` with 0.2-0.5 s either side, clean ``CLEAN_SHARE`` of the time, else over ``bed`` at an SNR
+    drawn from ``SNR_DB``."""
     lead = np.zeros(int(rng.uniform(0.2, 0.5) * SAMPLE_RATE), dtype=np.float32)
     clean = np.concatenate([lead, speech, lead])
-    if rng.random() < 0.4:
+    if rng.random() < CLEAN_SHARE:
         return clean, None
-    snr = rng.uniform(0.0, 25.0)
+    snr = rng.uniform(*SNR_DB)
     start = rng.randrange(len(bed) - len(clean))
     segment = bed[start : start + len(clean)]
     gain = _rms(speech) / (_rms(segment) * 10 ** (snr / 20))
@@ -287,8 +299,8 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shelfwise.settings")
     os.environ["SHELFWISE_STT_DECODER"] = "none"  # the encoder's outputs as shipped, whatever the weights adapt
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--clips", type=int, default=2400)
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--clips", type=int, default=3200)
+    parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--show", type=int, default=0, help="print this many sentences and stop")
     args = parser.parse_args()
