@@ -77,7 +77,7 @@ def decoder_path() -> Path | None:
     return path
 
 
-def _files_with_decoder(folder: Path, weights: Path) -> dict[str, bytes]:
+def _files_with_weights(folder: Path, weights: Path) -> dict[str, bytes]:
     """The model folder's files, its ``model.bin`` with the variables in ``weights`` swapped in."""
     from safetensors.numpy import load_file
 
@@ -106,7 +106,7 @@ def get_model() -> WhisperModel:
     with _lock:
         model = _loaded.get(key)
         if model is None:
-            files = _files_with_decoder(Path(path), decoder) if decoder else None
+            files = _files_with_weights(Path(path), decoder) if decoder else None
             model = WhisperModel(path, device="cpu", compute_type=compute, cpu_threads=threads, local_files_only=True,
                                  files=files)
             _loaded.clear()  # one model per process: a changed setting replaces it

@@ -1,5 +1,6 @@
-"""Shop speech to adapt Whisper's decoder on: sentences from templates over the packs' catalogs,
-spoken by synthetic voices over shop noise, with what Whisper should write for each.
+"""Shop speech to adapt Whisper on (its decoder, and with ``lab.speech.tune --encoder-layers`` its
+encoder's top layers): sentences from templates over the packs' catalogs, spoken by synthetic voices
+over shop noise, with what Whisper should write for each.
 
     python -m lab.speech.tune_data --clips 3200 [--seed 11]
 
